@@ -1,0 +1,42 @@
+# Two entry points for newcomers: `make serve` (build both languages and serve them) and
+# `make test` (the whole suite). Everything installs into .venv from pyproject.toml's ranges.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+PORT   ?= 8000
+
+.PHONY: install test site serve bench catalog catalog-check validate clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+validate: $(STAMP)
+	$(VENV)/bin/recipes validate
+
+site: $(STAMP)
+	$(VENV)/bin/recipes build
+
+serve: site
+	@echo "English: http://127.0.0.1:$(PORT)/   Korean: http://127.0.0.1:$(PORT)/ko/"
+	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory site
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+catalog: $(STAMP)
+	$(VENV)/bin/recipes catalog
+
+catalog-check: $(STAMP)
+	$(VENV)/bin/recipes catalog --check --allow-offline
+
+clean:
+	rm -rf site .build/site-* $(VENV)

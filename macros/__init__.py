@@ -1,0 +1,11 @@
+"""Executable, bilingual recipe docs: the recipe engine and the mkdocs-macros entry point.
+
+mkdocs-macros imports this package (``module_name: macros``) and calls ``define_env``; the
+engine modules are imported lazily so ``recipes`` CLI start-up stays fast.
+"""
+
+
+def define_env(env):  # pragma: no cover - exercised by the site build tests
+    from .site import define_env as _define
+
+    _define(env)

@@ -1,0 +1,286 @@
+"""The ``recipes`` command: one CLI for every docs chore.
+
+Owns argument parsing, reading files and stdin, printing, and exit codes (0 ok, 1 findings or
+bad input, 2 usage). Every error a user can cause is printed as a message, never a traceback;
+set RECIPES_DEBUG=1 to see one for a genuine bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from .errors import Problem, RecipeError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+
+
+def _db(args):
+    from .database import RECIPES, load_database
+
+    return load_database(Path(args.root) if args.root else RECIPES)
+
+
+def _picks(pairs: list[str]) -> tuple[dict[str, str], int | None]:
+    picks: dict[str, str] = {}
+    avg_len = None
+    for pair in pairs or []:
+        key, eq, value = pair.partition("=")
+        if not eq or not key or not value:
+            raise RecipeError([Problem("<command line>", None, None,
+                                       f"--set expects KEY=VALUE (got '{pair}')")])
+        if key == "avg_len":
+            try:
+                avg_len = int(value)
+            except ValueError:
+                raise RecipeError([Problem("<command line>", None, None,
+                                           f"avg_len must be a whole number of tokens (got '{value}')")]) from None
+        else:
+            picks[key] = value
+    return picks, avg_len
+
+
+def cmd_validate(args) -> int:
+    db = _db(args)
+    cells = sum(len(m.cells) for m in db.models.values())
+    print(f"ok: {len(db.models)} model(s), {cells} cells, {len(db.platforms)} platforms, "
+          f"{len(db.catalog.flags)} sglang flags, {len(db.router_catalog.flags)} router flags")
+    return EXIT_OK
+
+
+def _resolution_json(db, model, res, lang: str) -> dict:
+    from . import render
+
+    return {
+        "model": res.model, "hw": res.hw, "role": res.role, "strategy": res.strategy,
+        "status": res.status,
+        "status_label": render.status_label(db, res.status, lang),
+        "verified_in": res.verified_in,
+        "nodes": res.nodes,
+        "selection": {k: v for k, v in res.picks.items() if v is not None},
+        "avg_len": res.avg_len,
+        "model_name": res.model_name,
+        "docker_image": res.docker_image,
+        "hints": [render.text(db, model, h, lang) for h in res.hints],
+        "env": list(res.env),
+        "flags": res.flag_texts,
+        "command": render.command_text(db, model, res, lang),
+        "router": render.router_text(res),
+        "ratio": res.ratio_value,
+        "ratio_text": res.ratio,
+        "calculator": render.text(db, model, res.calculator, lang) if res.calculator else None,
+        "caveats": [{"kind": c.kind, "flag": c.flag, "text": render.text(db, model, c.text, lang)}
+                    for c in res.caveats],
+        "diagnostics": [{"severity": d.severity.value, "rule": d.rule, "flags": d.flags,
+                         "message": render.diagnostic_text(db, model, d, lang)}
+                        for d in res.diagnostics],
+        "effective": [{"knob": e.knob, "label": render.label(db, model, e.label, lang),
+                       "value": e.value if e.value is not None else
+                       render.label(db, model, e.value_text, lang),
+                       "source": e.source.value, "flag": e.flag,
+                       "because": render.label(db, model, e.because, lang) if e.because else None}
+                      for e in res.effective],
+    }
+
+
+def cmd_command(args) -> int:
+    from . import render
+    from .resolve import resolve
+
+    db = _db(args)
+    model = db.model(args.model)
+    picks, avg_len = _picks(args.set)
+    res = resolve(db, args.model, args.hw, args.role, args.strategy, picks, avg_len)
+    if args.format == "json":
+        print(json.dumps(_resolution_json(db, model, res, args.lang), ensure_ascii=False, indent=2))
+    else:
+        print(render.command_text(db, model, res, args.lang))
+        router = render.router_text(res)
+        if router:
+            print()
+            print(f"# {db.t(args.lang, 'ui.router')}")
+            print(router)
+    return EXIT_OK
+
+
+def cmd_check(args) -> int:
+    from .check import check_text
+
+    db = _db(args)
+    sources: list[tuple[str, str]] = []
+    if args.file:
+        if args.file == "-":
+            sources.append(("<stdin>", sys.stdin.read()))
+        else:
+            path = Path(args.file)
+            try:
+                sources.append((str(path), path.read_text(encoding="utf-8")))
+            except OSError as exc:
+                raise RecipeError([Problem(str(path), None, None, f"cannot read: {exc.strerror}")]) from None
+    words = [w for w in args.words if w != "--"]
+    if words:
+        sources.append(("<command line>", words[0] if len(words) == 1 else shlex.join(words)))
+    if not sources:
+        raise RecipeError([Problem("<command line>", None, None,
+                                   "give a command after '--', or --file PATH (or - for stdin)")])
+    out = []
+    for name, text in sources:
+        for f in check_text(db, text, model_id=args.model, hw=args.hw, role=args.role,
+                            strategy=args.strategy):
+            out.append((name, f))
+    errors = sum(1 for _, f in out if f.severity.value == "error")
+    if args.format == "json":
+        print(json.dumps({"diagnostics": [
+            {"severity": f.severity.value, "rule": f.rule, "message": f.message,
+             "flags": f.flags, "source": name, "line": f.line} for name, f in out]},
+            ensure_ascii=False, indent=2))
+    else:
+        for name, f in out:
+            flags = f" [{', '.join(f.flags)}]" if f.flags else ""
+            print(f"{name}:{f.line}: {f.severity.value}: {f.message} ({f.rule}){flags}")
+        warnings = sum(1 for _, f in out if f.severity.value == "warning")
+        print(f"{errors} error(s), {warnings} warning(s)", file=sys.stderr)
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
+def cmd_calc(args) -> int:
+    from . import calculator
+    from .resolve import resolve
+
+    db = _db(args)
+    model = db.model(args.model)
+    picks, avg_len = _picks(args.set)
+    res = resolve(db, args.model, args.hw, args.role, args.strategy, picks, avg_len)
+    consts = model.info.calculator
+    if res.calculator is not None:
+        reason = db.t(args.lang, res.calculator.id, model)
+        if args.format == "json":
+            print(json.dumps({"applicable": False, "reason": reason, "ratio": None}, ensure_ascii=False))
+        else:
+            print(reason)
+        return EXIT_OK
+    flags = {f.name: f.values for f in res.flags if f.name != "--mamba-full-memory-ratio"}
+    inputs = calculator.read_inputs(flags, dict(e.split("=", 1) for e in res.env), res.role, consts)
+    lengths = args.avg_len or [res.avg_len]
+    rows = []
+    for length in lengths:
+        value = calculator.ratio(inputs, length, consts)
+        rows.append({"avg_len": length, "ratio": value,
+                     "text": calculator.fmt(value) if value is not None else None})
+    if args.format == "json":
+        print(json.dumps({"applicable": True, "inputs": inputs.__dict__, "rows": rows}, indent=2))
+    else:
+        print(f"attention TP {inputs.attn_tp:g} (TP {inputs.tp} / attention DP {inputs.attn_dp}), "
+              f"DCP {inputs.dcp}, slots S={inputs.slots}, draft states D={inputs.drafts}, "
+              f"SSM {inputs.ssm_bytes} B, KV {inputs.kv_bytes} B")
+        print(f"state bytes/request {inputs.state_bytes:,.0f}; KV bytes/token/rank "
+              f"{inputs.kv_bytes_per_token:,.1f}")
+        for row in rows:
+            print(f"L={row['avg_len']:>7}  --mamba-full-memory-ratio {row['text']}")
+    return EXIT_OK
+
+
+def cmd_export(args) -> int:
+    from .export import export_model
+
+    db = _db(args)
+    data = export_model(db, args.model, args.lang)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out} ({len(text):,} bytes)", file=sys.stderr)
+    else:
+        print(text)
+    return EXIT_OK
+
+
+def cmd_catalog(args) -> int:
+    from . import catalog_build
+
+    argv = ["--check"] if args.check else []
+    if args.allow_offline:
+        argv.append("--allow-offline")
+    return catalog_build.main(argv)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="recipes", description="Recipe database, commands and checks.")
+    p.add_argument("--root", help="recipes folder (default: the repository's recipes/)")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("validate", help="load and validate the whole database")
+    s.set_defaults(func=cmd_validate)
+
+    def selection(s, model_required=True):
+        if model_required:
+            s.add_argument("model", help="model id, e.g. kimi-k3")
+        s.add_argument("--hw", required=model_required, help="hardware id, e.g. b300")
+        s.add_argument("--role", required=model_required, help="unified, prefill or decode")
+        s.add_argument("--strategy", required=model_required, help="e.g. balanced")
+
+    s = sub.add_parser("command", help="print the command for a selection")
+    selection(s)
+    s.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="overlay or playground pick, e.g. spec=none, hicache=l3, avg_len=16384")
+    s.add_argument("--lang", choices=["en", "ko"], default="en")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.set_defaults(func=cmd_command)
+
+    s = sub.add_parser("check", help="check commands against the catalog and the rules")
+    s.add_argument("--model", help="model id whose rules apply (default: the only model)")
+    s.add_argument("--hw")
+    s.add_argument("--role")
+    s.add_argument("--strategy")
+    s.add_argument("--file", help="file of commands to check, or - for stdin")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("words", nargs=argparse.REMAINDER, help="-- COMMAND (words or one string)")
+    s.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("calc", help="mamba ratio for a selection and request lengths")
+    selection(s)
+    s.add_argument("--set", action="append", metavar="KEY=VALUE")
+    s.add_argument("--avg-len", type=int, action="append", metavar="TOKENS",
+                   help="average request length (input + output); repeat for a table")
+    s.add_argument("--lang", choices=["en", "ko"], default="en")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.set_defaults(func=cmd_calc)
+
+    s = sub.add_parser("export", help="the JSON the Playground reads")
+    s.add_argument("model")
+    s.add_argument("--lang", choices=["en", "ko"], default="en")
+    s.add_argument("--out", help="write to this file instead of stdout")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("catalog", help="regenerate the flag catalog from the pinned wheels")
+    s.add_argument("--check", action="store_true", help="only compare with the committed catalog")
+    s.add_argument("--allow-offline", action="store_true",
+                   help="with --check: skip (exit 0) when PyPI cannot be reached")
+    s.set_defaults(func=cmd_catalog)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RecipeError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_FINDINGS
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # a bug, not bad input: say so plainly
+        if os.environ.get("RECIPES_DEBUG"):
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc} (set RECIPES_DEBUG=1 for details)",
+              file=sys.stderr)
+        return EXIT_BUG
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,578 @@
+"""The one command composer: (cell, overlay picks, playground picks) → Resolution.
+
+Owns selection validation and snapping, option gating, the strip/splice edit of the cell's
+flags, the rule transforms, the pinned ratio, placeholder filling and the effective
+configuration. Every caller (CLI, macros, export, tests) goes through ``resolve``. Must not
+format text for readers (``render.py``) or parse shell text (``check.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from . import calculator, conditions
+from .catalog import is_placeholder
+from .database import Database, Model
+from .errors import Problem, RecipeError, choices_hint
+from .flags import Flag, env_name, parse_flag_text
+from .schema import Axis, Cell, Severity, Source
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TextRef(Frozen):
+    """A reader-visible message by id, with the fields to fill in."""
+
+    id: str
+    fields: dict[str, str] = {}
+
+
+class Diagnostic(Frozen):
+    severity: Severity
+    rule: str
+    message: TextRef
+    flags: list[str] = []
+
+
+class EffectiveValue(Frozen):
+    knob: str
+    label: str
+    value: str | None
+    value_text: str | None = None
+    source: Source
+    because: str | None = None
+    flag: str | None = None
+
+
+class OptionState(Frozen):
+    id: str
+    state: str  # enabled | disabled | hidden
+    reason: str | None = None
+
+
+class AxisState(Frozen):
+    axis: str
+    visible: bool
+    value: str | None
+    options: list[OptionState]
+
+
+class Caveat(Frozen):
+    kind: str  # redirect | warn | pin | calculator | round
+    text: TextRef
+    flag: str | None = None
+
+
+class Resolution(Frozen):
+    model: str
+    hw: str
+    role: str
+    strategy: str
+    status: str
+    verified_in: str | None
+    nodes: int
+    picks: dict[str, str | None]
+    avg_len: int
+    model_name: str
+    docker_image: str
+    hints: list[TextRef]
+    env: list[str]
+    program: str
+    flags: list[Flag]
+    router: list[list[Flag]] | None
+    ratio: str | None
+    ratio_value: float | None
+    calculator: TextRef | None
+    caveats: list[Caveat]
+    diagnostics: list[Diagnostic]
+    effective: list[EffectiveValue]
+    axes: list[AxisState]
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    @property
+    def flag_texts(self) -> list[str]:
+        return [f.text() for f in self.flags]
+
+
+class SelectionError(RecipeError):
+    """An impossible selection, with what would be possible."""
+
+
+@dataclass
+class _Tok:
+    flag: Flag
+    origin: str  # "cell" or "sel"
+
+
+@dataclass
+class _State:
+    """The command while it is being composed, and the context rules read."""
+
+    db: Database
+    model: Model
+    cell: Cell
+    cell_flag_map: dict[str, tuple[str, ...]]
+    hw: str
+    role: str
+    strategy: str
+    picks: dict[str, str | None]
+    avg_len: int
+    toks: list[_Tok] = field(default_factory=list)
+    env_items: list[tuple[str, str]] = field(default_factory=list)
+    hints: list[TextRef] = field(default_factory=list)
+    nodes: int = 1
+
+    # -- conditions.Context
+    def value(self, key: str) -> Any:
+        if key == "hw":
+            return self.hw
+        if key == "role":
+            return self.role
+        if key == "strategy":
+            return self.strategy
+        if key.startswith("hw."):
+            return getattr(self.db.platforms[self.hw], key[3:], None)
+        if key.startswith("cell."):
+            return getattr(self.cell, key[5:], None)
+        if key == "nodes":
+            return self.nodes
+        if key == "calculator":
+            return "applicable" if self.calc_reason() is None else "not_applicable"
+        if key == "program":
+            return "server"
+        if key in ("router_bootstrap", "server_bootstrap"):
+            return None
+        return self.picks.get(key)
+
+    def flags(self) -> dict[str, tuple[str, ...]]:
+        return {t.flag.name: t.flag.values for t in self.toks}
+
+    def cell_flags(self) -> dict[str, tuple[str, ...]]:
+        return self.cell_flag_map
+
+    def env(self) -> dict[str, str]:
+        return dict(self.env_items)
+
+    # -- calculator
+    def calc_reason(self) -> str | None:
+        for rule in self.model.rules.calculator:
+            if conditions.evaluate(rule.when, self) is True:
+                return rule.reason
+        return None
+
+    def ratio_value(self) -> float | None:
+        if self.calc_reason() is not None:
+            return None
+        c = self.model.info.calculator
+        inputs = calculator.read_inputs(self.flags(), dict(self.env_items), self.role, c)
+        return calculator.ratio(inputs, self.avg_len, c)
+
+    # -- {expression} names
+    def lookup(self, name: str) -> Any:
+        if name.startswith("cell.") and name.endswith("_size"):
+            flag = "--" + name[5:].replace("_", "-")
+            values = self.cell_flag_map.get(flag)
+            return int(values[0]) if values else 1
+        if name.startswith("sel."):
+            return self.picks.get(name[4:])
+        if name.startswith("hw."):
+            return getattr(self.db.platforms[self.hw], name[3:])
+        if name.startswith("pd.ports."):
+            return self.model.info.pd.ports[name[9:]]
+        if name == "nodes":
+            return self.nodes
+        if name == "ratio":
+            value = self.ratio_value()
+            return calculator.fmt(value) if value is not None else None
+        raise conditions.ExprError(f"unknown name '{name}'")
+
+
+def resolve(db: Database, model_id: str, hw: str | None, role: str | None,
+            strategy: str | None, picks: dict[str, str] | None = None,
+            avg_len: int | None = None, *, strict: bool = True) -> Resolution:
+    """Compose the command for a selection. ``strict`` raises SelectionError on anything
+    impossible; otherwise the selection snaps to the nearest valid one (the Playground's way)."""
+    model = db.model(model_id)
+    picks = dict(picks or {})
+    hw, role, strategy = _pick_cell(db, model, hw, role, strategy, picks, strict)
+    cell = model.cell(hw, role, strategy)
+    cell_flags = model.cell_flags[model.cell_index[(hw, role, strategy)]]
+    calc = model.info.calculator
+    if avg_len is None:
+        avg_len = calc.default_avg_len
+    if avg_len <= 0:
+        raise SelectionError([Problem("<selection>", None, None,
+                                      f"avg_len must be a positive number of tokens (got {avg_len})")])
+    st = _State(db, model, cell, {f.name: f.values for f in cell_flags}, hw, role, strategy,
+                {}, avg_len)
+    st.toks = [_Tok(f, "cell") for f in cell_flags]
+    st.env_items = [(env_name(e), e.split("=", 1)[1]) for e in cell.env]
+    st.nodes = cell.nodes
+    unknown = [k for k in picks if k not in model.axis_index]
+    if unknown:
+        raise SelectionError([Problem("<selection>", None, None,
+                                      f"unknown setting '{k}' ({choices_hint(k, model.axis_index)})")
+                              for k in unknown])
+    # Pick every axis first (gates read the cell and earlier picks), then edit the command, so
+    # a transform may depend on any pick, earlier or later.
+    axis_states: list[AxisState] = []
+    for axis in model.axes:
+        state = _pick_axis(st, axis, picks.get(axis.id), strict)
+        axis_states.append(state)
+        st.picks[axis.id] = state.value
+    for axis in model.axes:
+        value = st.picks[axis.id]
+        if value is not None:
+            _apply_option(st, axis, next(o for o in axis.options if o.id == value))
+    for t in model.rules.transforms:
+        if t.for_ is None and conditions.evaluate(t.when, st) is True:
+            _apply_edit(st, t.strip, t.add, t.env, t.strip_env, t.hints, t.insert_after, t.nodes)
+    return _finish(st, axis_states)
+
+
+# --- selection -----------------------------------------------------------------------------
+
+def role_states(db: Database, model: Model, hw: str) -> list[OptionState]:
+    ctx = _GateContext(db, model, hw)
+    return [_gate_state(model, ctx, "role", r.id,
+                        any((hw, r.id, s) in model.cell_index for s in r.strategies))
+            for r in model.info.roles]
+
+
+def strategy_states(db: Database, model: Model, hw: str, role: str) -> list[OptionState]:
+    ctx = _GateContext(db, model, hw, role)
+    r = next(x for x in model.info.roles if x.id == role)
+    return [_gate_state(model, ctx, "strategy", s, (hw, role, s) in model.cell_index)
+            for s in r.strategies]
+
+
+class _GateContext:
+    """Context for gating role and strategy, before a cell is chosen."""
+
+    def __init__(self, db, model, hw, role=None):
+        self.db, self.model, self.hw, self.role = db, model, hw, role
+
+    def value(self, key):
+        if key == "hw":
+            return self.hw
+        if key == "role":
+            return self.role
+        if key.startswith("hw."):
+            return getattr(self.db.platforms[self.hw], key[3:], None)
+        return None
+
+    def flags(self):
+        return None
+
+    def cell_flags(self):
+        return None
+
+    def env(self):
+        return None
+
+
+def _gate_state(model: Model, ctx, axis_id: str, option: str, exists: bool) -> OptionState:
+    for g in model.rules.gates:
+        if option in g.hide.get(axis_id, ()) and conditions.evaluate(g.when, ctx) is True:
+            return OptionState(id=option, state="hidden")
+    for g in model.rules.gates:
+        if option in g.disable.get(axis_id, ()) and conditions.evaluate(g.when, ctx) is True:
+            return OptionState(id=option, state="disabled", reason=g.reason)
+    if not exists:
+        return OptionState(id=option, state="disabled", reason="gate.no-cell")
+    return OptionState(id=option, state="enabled")
+
+
+def _reason_text(db: Database, model: Model, reason: str | None) -> str:
+    return db.t("en", reason, model) if reason else "not available"
+
+
+def _pick_cell(db, model, hw, role, strategy, picks, strict):
+    hws = list(model.info.hardware)
+    if hw not in hws:
+        if strict:
+            raise SelectionError([Problem("<selection>", None, None,
+                                          f"hw '{hw}' is not a platform of {model.info.name} "
+                                          f"({choices_hint(str(hw), hws)})")])
+        hw = hws[0]
+    roles = role_states(db, model, hw)
+    role = _choose("role", role, roles, strict, db, model, f"on {hw}")
+    strategies = strategy_states(db, model, hw, role)
+    strategy = _choose("strategy", strategy, strategies, strict, db, model, f"for {hw} {role}")
+    return hw, role, strategy
+
+
+def _choose(what, value, states: list[OptionState], strict, db, model, where):
+    enabled = [s.id for s in states if s.state == "enabled"]
+    match = next((s for s in states if s.id == value), None)
+    if match is not None and match.state == "enabled":
+        return value
+    if strict:
+        if match is None:
+            why = f"'{value}' is not a {what}"
+        else:
+            why = f"{what} '{value}' is not available {where}: {_reason_text(db, model, match.reason)}"
+        raise SelectionError([Problem("<selection>", None, None,
+                                      f"{why} (available: {', '.join(enabled)})")])
+    return enabled[0]
+
+
+def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> AxisState:
+    visible = conditions.evaluate(axis.show_when, st) is True
+    states = [_option_state(st, axis.id, o.id) for o in axis.options]
+    if visible and all(s.state == "hidden" for s in states):
+        visible = False
+    if not visible:
+        if wanted is not None and strict:
+            raise SelectionError([Problem("<selection>", None, None,
+                                          f"'{axis.id}' does not apply to {st.hw} {st.role} "
+                                          f"{st.strategy} with the other settings chosen")])
+        return AxisState(axis=axis.id, visible=False, value=None, options=states)
+    default = axis.default
+    for rule in axis.default_by:
+        if conditions.evaluate(rule.when, st) is True:
+            default = rule.value
+            break
+    by_id = {s.id: s for s in states}
+    enabled = [s.id for s in states if s.state == "enabled"]
+    value = wanted if wanted is not None else default
+    chosen = by_id.get(value)
+    if chosen is None or chosen.state != "enabled":
+        if wanted is not None and strict:
+            if chosen is None:
+                why = f"'{wanted}' is not an option of '{axis.id}'"
+            else:
+                why = (f"{axis.id}={wanted} is not available for {st.hw} {st.role} {st.strategy}: "
+                       f"{_reason_text(st.db, st.model, chosen.reason)}")
+            raise SelectionError([Problem("<selection>", None, None,
+                                          f"{why} (available: {', '.join(enabled) or 'none'})")])
+        if not enabled:
+            return AxisState(axis=axis.id, visible=False, value=None, options=states)
+        value = default if by_id.get(default) and by_id[default].state == "enabled" else enabled[0]
+    return AxisState(axis=axis.id, visible=True, value=value, options=states)
+
+
+def _option_state(st: _State, axis_id: str, option: str) -> OptionState:
+    for g in st.model.rules.gates:
+        if option in g.hide.get(axis_id, ()) and conditions.evaluate(g.when, st) is True:
+            return OptionState(id=option, state="hidden")
+    for g in st.model.rules.gates:
+        if option in g.disable.get(axis_id, ()) and conditions.evaluate(g.when, st) is True:
+            return OptionState(id=option, state="disabled", reason=g.reason)
+    return OptionState(id=option, state="enabled")
+
+
+# --- composing -----------------------------------------------------------------------------
+
+def _applies(t, axis_id: str, option_id: str) -> bool:
+    bound = (t.for_ or {}).get(axis_id)
+    if bound is None:
+        return False
+    return option_id in (bound if isinstance(bound, list) else [bound])
+
+
+def _apply_option(st: _State, axis: Axis, option) -> None:
+    strip, add, env = list(option.strip), list(option.add), list(option.env)
+    strip_env, hints = list(option.strip_env), list(option.hints)
+    nodes = None
+    for t in st.model.rules.transforms:
+        if t.for_ and _applies(t, axis.id, option.id) and conditions.evaluate(t.when, st) is True:
+            strip += t.strip
+            add += t.add
+            env += t.env
+            strip_env += t.strip_env
+            hints += t.hints
+            nodes = t.nodes or nodes
+    _apply_edit(st, strip, add, env, strip_env, hints, [], nodes)
+
+
+def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nodes) -> None:
+    if nodes:
+        st.nodes = int(conditions.eval_expr(nodes.strip("{} "), st.lookup))
+    new: list[Flag] = []
+    for text in add:
+        new.extend(parse_flag_text(conditions.fill(text, st.lookup)))
+    if insert_after:
+        last = max((i for i, t in enumerate(st.toks) if t.flag.name in insert_after), default=None)
+        at = len(st.toks) if last is None else last + 1
+        st.toks[at:at] = [_Tok(f, "sel") for f in new]
+    elif strip or new:
+        st.toks = _splice(st.toks, set(strip), new)
+    if env or strip_env:
+        _edit_env(st, env, strip_env)
+    for h in hints:
+        ref = TextRef(id=h)
+        if ref not in st.hints:
+            st.hints.append(ref)
+
+
+def _splice(toks: list[_Tok], strip: set[str], new: list[Flag]) -> list[_Tok]:
+    """Stripped flags make room: added flags of a stripped name take the first stripped flag's
+    place as a block; an added flag whose name is already present replaces it where it is;
+    the rest go before --host/--port."""
+    block = [f for f in new if f.name in strip]
+    rest = [f for f in new if f.name not in strip]
+    out: list[_Tok] = []
+    placed = False
+    used: set[int] = set()
+    for t in toks:
+        if t.flag.name in strip:
+            if not placed:
+                out.extend(_Tok(f, "sel") for f in block)
+                placed = True
+            continue
+        hit = next((i for i, f in enumerate(rest) if f.name == t.flag.name and i not in used), None)
+        if hit is not None:
+            used.add(hit)
+            out.append(_Tok(rest[hit], "sel" if rest[hit] != t.flag else t.origin))
+        else:
+            out.append(t)
+    tail = ([] if placed else block) + [f for i, f in enumerate(rest) if i not in used]
+    if tail:
+        at = next((i for i, t in enumerate(out) if t.flag.name in ("--host", "--port")), len(out))
+        out[at:at] = [_Tok(f, "sel") for f in tail]
+    return out
+
+
+def _edit_env(st: _State, env: list[str], strip_env: list[str]) -> None:
+    current = [(k, v) for k, v in st.env_items if k not in set(strip_env)]
+    for item in env:
+        name, _, value = item.partition("=")
+        idx = next((i for i, (k, _) in enumerate(current) if k == name), None)
+        if idx is None:
+            current.append((name, value))
+        else:
+            current[idx] = (name, value)
+    st.env_items = current
+
+
+# --- finishing -----------------------------------------------------------------------------
+
+def _first_match(rules, st) -> Any:
+    for rule in rules:
+        if conditions.evaluate(rule.when, st) is True:
+            return rule
+    return None
+
+
+def _placeholders(st: _State, model_name: str) -> dict[str, str]:
+    info = st.model.info
+    values = dict(info.placeholders)
+    values.update(MODEL_NAME=model_name,
+                  PREFILL_PORT=str(info.pd.ports["prefill"]),
+                  DECODE_PORT=str(info.pd.ports["decode"]),
+                  ROUTER_PORT=str(info.pd.router.port),
+                  BOOTSTRAP_PORT=str(info.pd.bootstrap_port))
+    return values
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text
+
+
+def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
+    from .check import check_state  # check.py imports resolve's result types
+
+    info = st.model.info
+    model_name = _first_match(info.model_names, st).name
+    image = _first_match(info.docker_images, st).image
+    values = _placeholders(st, model_name)
+    flags = [Flag(t.flag.name, tuple(_fill(v, values) for v in t.flag.values)) for t in st.toks]
+    env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
+    calc_reason = st.calc_reason()
+    ratio_value = st.ratio_value()
+    router = None
+    if st.role in info.pd.ports:
+        router = [[Flag(f.name, tuple(_fill(v, values) for v in f.values))
+                   for f in parse_flag_text(text)] for text in info.pd.router.flags]
+    hints = []
+    if st.role in info.pd.ports:
+        hints.append(TextRef(id="ui.pd-banner", fields={"role": st.role,
+                                                       "router_port": str(info.pd.router.port)}))
+    for h in st.hints:
+        if h.id == "hint.mn.header":
+            h = TextRef(id=h.id, fields={"nodes": str(st.nodes), "last_rank": str(st.nodes - 1)})
+        hints.append(h)
+    caveats = _caveats(st, calc_reason)
+    diagnostics = check_state(st.db, st.model, st.hw, st.role, st.strategy, st.picks,
+                              {f.name: f.values for f in flags}, dict(st.env_items), st.cell)
+    return Resolution(
+        model=st.model.id, hw=st.hw, role=st.role, strategy=st.strategy,
+        status=st.cell.status.value, verified_in=st.cell.verified_in, nodes=st.nodes,
+        picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
+        hints=hints, env=env, program="sglang serve", flags=flags, router=router,
+        ratio=calculator.fmt(ratio_value) if ratio_value is not None else None,
+        ratio_value=ratio_value,
+        calculator=TextRef(id=calc_reason) if calc_reason else None,
+        caveats=caveats, diagnostics=diagnostics, effective=_effective(st, flags),
+        axes=axis_states)
+
+
+def _caveats(st: _State, calc_reason: str | None) -> list[Caveat]:
+    out: list[Caveat] = []
+    if st.cell.redirect:
+        out.append(Caveat(kind="redirect", text=TextRef(id=st.cell.redirect)))
+    if st.cell.warn:
+        out.append(Caveat(kind="warn", text=TextRef(id=st.cell.warn)))
+    present = {t.flag.name: t for t in st.toks}
+    for name, reason in st.cell.pins.items():
+        tok = present.get(name)
+        if tok is not None and tok.origin == "cell":
+            out.append(Caveat(kind="pin", text=TextRef(id=reason), flag=name))
+    if calc_reason:
+        out.append(Caveat(kind="calculator", text=TextRef(id=calc_reason)))
+    return out
+
+
+def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
+    rules = st.model.rules
+    present = {t.flag.name: t for t in st.toks}
+    catalog = st.db.catalog
+    out: list[EffectiveValue] = []
+    for knob in rules.knobs:
+        if knob.show_when and conditions.evaluate(knob.show_when, st) is not True:
+            continue
+        candidates = [r for r in rules.effective if r.knob == knob.id]
+        forced = next((r for r in candidates if r.override
+                       and conditions.evaluate(r.when, st) is True), None)
+        names = ([knob.flag] if knob.flag else []) + knob.also
+        tok = next((present[n] for n in names if n in present), None)
+        if forced is not None:
+            out.append(EffectiveValue(knob=knob.id, label=knob.label, value=forced.value,
+                                      value_text=forced.value_text, source=Source.forced,
+                                      because=forced.because, flag=knob.flag))
+            continue
+        if tok is not None:
+            spec = catalog.lookup(tok.flag.name).spec
+            value = tok.flag.value if spec is None or spec.takes_value else "on"
+            value = next((f.value for f in flags if f.name == tok.flag.name), value) \
+                if value and is_placeholder(value) else value
+            pinned = tok.origin == "cell" and tok.flag.name in st.cell.pins
+            out.append(EffectiveValue(
+                knob=knob.id, label=knob.label, value=value,
+                source=Source.pinned if pinned else Source.explicit,
+                because=st.cell.pins.get(tok.flag.name) if pinned else None, flag=tok.flag.name))
+            continue
+        rule = next((r for r in candidates if conditions.evaluate(r.when, st) is True), None)
+        if rule is not None:
+            out.append(EffectiveValue(knob=knob.id, label=knob.label, value=rule.value,
+                                      value_text=rule.value_text, source=Source(rule.source),
+                                      because=rule.because, flag=knob.flag))
+            continue
+        spec = catalog.flags.get(knob.flag) if knob.flag else None
+        default = None if spec is None else spec.default
+        if spec is not None and not spec.takes_value:
+            default = "on" if default else "off"
+        out.append(EffectiveValue(knob=knob.id, label=knob.label,
+                                  value=None if default is None else str(default),
+                                  value_text=None if default is not None else "eff.value.unset",
+                                  source=Source.default, flag=knob.flag))
+    return out
