@@ -9,3 +9,9 @@ def define_env(env):  # pragma: no cover - exercised by the site build tests
     from .site import define_env as _define
 
     _define(env)
+
+
+def on_pre_page_macros(env):  # pragma: no cover - exercised by the site build tests
+    from .site import on_pre_page_macros as _pre
+
+    _pre(env)

@@ -207,6 +207,18 @@ def cmd_catalog(args) -> int:
     return catalog_build.main(argv)
 
 
+def cmd_build(args) -> int:
+    from .build import BuildFailed, build_site
+
+    try:
+        out = build_site(Path(args.out) if args.out else None, quiet=args.quiet)
+    except BuildFailed as exc:
+        print(f"error: build failed, the previous site is untouched: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    print(f"built {out} (English) and {out / 'ko'} (Korean)", file=sys.stderr)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipes", description="Recipe database, commands and checks.")
     p.add_argument("--root", help="recipes folder (default: the repository's recipes/)")
@@ -254,6 +266,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--out", help="write to this file instead of stdout")
     s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("build", help="build both languages into site/ (swapped in on success)")
+    s.add_argument("--out", help="output folder (default: site/)")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("catalog", help="regenerate the flag catalog from the pinned wheels")
     s.add_argument("--check", action="store_true", help="only compare with the committed catalog")

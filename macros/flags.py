@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Values made only of these characters are printed bare. '<' and '>' are kept bare on purpose:
 # '<node0-ip>' style placeholders are for the reader to replace, as on the upstream page.
@@ -45,8 +46,17 @@ def split_words(text: str) -> list[str]:
     return shlex.split(text, posix=True)
 
 
+@lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> tuple[Flag, ...]:
+    return tuple(_parse(text))
+
+
 def parse_flag_text(text: str) -> list[Flag]:
     """Split a database flag string (``--tp-size 8`` or ``--host 0.0.0.0 --port 1``) into flags."""
+    return list(_parse_cached(text))
+
+
+def _parse(text: str) -> list[Flag]:
     words = split_words(text)
     flags: list[Flag] = []
     for word in words:

@@ -358,31 +358,60 @@ def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> Axis
     return AxisState(axis=axis.id, visible=True, value=value, options=states)
 
 
+def _gate_index(model: Model) -> dict[tuple[str, str], tuple[list, list]]:
+    """(axis, option) → (gates that may hide it, gates that may disable it), built once."""
+    index = model.__dict__.get("_gate_index")
+    if index is None:
+        index = {}
+        for g in model.rules.gates:
+            for axis_id, options in g.hide.items():
+                for o in options:
+                    index.setdefault((axis_id, str(o)), ([], []))[0].append(g)
+            for axis_id, options in g.disable.items():
+                for o in options:
+                    index.setdefault((axis_id, str(o)), ([], []))[1].append(g)
+        model.__dict__["_gate_index"] = index
+    return index
+
+
+_ENABLED: dict[str, OptionState] = {}
+
+
 def _option_state(st: _State, axis_id: str, option: str) -> OptionState:
-    for g in st.model.rules.gates:
-        if option in g.hide.get(axis_id, ()) and conditions.evaluate(g.when, st) is True:
+    hide, disable = _gate_index(st.model).get((axis_id, option), ((), ()))
+    for g in hide:
+        if conditions.evaluate(g.when, st) is True:
             return OptionState(id=option, state="hidden")
-    for g in st.model.rules.gates:
-        if option in g.disable.get(axis_id, ()) and conditions.evaluate(g.when, st) is True:
+    for g in disable:
+        if conditions.evaluate(g.when, st) is True:
             return OptionState(id=option, state="disabled", reason=g.reason)
-    return OptionState(id=option, state="enabled")
+    state = _ENABLED.get(option)
+    if state is None:
+        state = _ENABLED[option] = OptionState(id=option, state="enabled")
+    return state
 
 
 # --- composing -----------------------------------------------------------------------------
 
-def _applies(t, axis_id: str, option_id: str) -> bool:
-    bound = (t.for_ or {}).get(axis_id)
-    if bound is None:
-        return False
-    return option_id in (bound if isinstance(bound, list) else [bound])
+def _transform_index(model: Model) -> dict[tuple[str, str], list]:
+    """(axis, option) → the transforms bound to it with ``for``, in file order."""
+    index = model.__dict__.get("_transform_index")
+    if index is None:
+        index = {}
+        for t in model.rules.transforms:
+            for axis_id, bound in (t.for_ or {}).items():
+                for o in bound if isinstance(bound, list) else [bound]:
+                    index.setdefault((axis_id, str(o)), []).append(t)
+        model.__dict__["_transform_index"] = index
+    return index
 
 
 def _apply_option(st: _State, axis: Axis, option) -> None:
     strip, add, env = list(option.strip), list(option.add), list(option.env)
     strip_env, hints = list(option.strip_env), list(option.hints)
     nodes = None
-    for t in st.model.rules.transforms:
-        if t.for_ and _applies(t, axis.id, option.id) and conditions.evaluate(t.when, st) is True:
+    for t in _transform_index(st.model).get((axis.id, option.id), ()):
+        if conditions.evaluate(t.when, st) is True:
             strip += t.strip
             add += t.add
             env += t.env

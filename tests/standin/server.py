@@ -284,7 +284,8 @@ _PLACE_RE = re.compile(
     r"\b(?:in|at|for|to|from|near)\s+(?P<place>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*)"
 )
 _CAPITALISED_RE = re.compile(r"(?<![.?!]\s)(?<!^)\b(?P<word>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
-_QUOTED_RE = re.compile(r"[\"“'‘](?P<q>[^\"”'’]{1,200})[\"”'’]")
+# Double quotes only: single quotes collide with apostrophes ("What's ... it's").
+_QUOTED_RE = re.compile(r"[\"“](?P<q>[^\"”]{1,200})[\"”]")
 _NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 
 

@@ -1,0 +1,97 @@
+"""The per-model JSON export: everything the Playground needs to compose commands itself.
+
+Owns the export's shape (documented in docs/en/guides/add-a-model.md). It carries the raw
+database (cells, axes, rules) for the JavaScript interpreter, the slice of the flag catalog the
+model's commands can contain, and the text of one language. Must not pre-compute commands:
+the Playground composes them from the same rules, and a parity test compares the two.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .database import Database
+from .flags import parse_flag_text
+
+_TEXT_ID = re.compile(r"^[a-z0-9_]+(?:[.-][a-z0-9_]+)+$")
+EXPORT_VERSION = 1
+
+
+def _flag_names(model) -> set[str]:
+    names: set[str] = set()
+    for flags in model.cell_flags:
+        names |= {f.name for f in flags}
+    for axis in model.axes:
+        for o in axis.options:
+            names |= set(o.strip)
+            for text in o.add:
+                names |= {f.name for f in parse_flag_text(text)}
+    for t in model.rules.transforms:
+        names |= set(t.strip) | set(t.insert_after)
+        for text in t.add:
+            names |= {f.name for f in parse_flag_text(text.replace("{", "").replace("}", ""))}
+    return names
+
+
+def _strings(value: Any, out: set[str]) -> None:
+    if isinstance(value, str):
+        if _TEXT_ID.match(value):
+            out.add(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _strings(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _strings(v, out)
+
+
+def export_model(db: Database, model_id: str, lang: str) -> dict:
+    model = db.model(model_id)
+    info = model.info.model_dump(mode="json")
+    cells = []
+    for cell, flags in zip(model.cells, model.cell_flags):
+        data = cell.model_dump(mode="json", exclude={"flags"})
+        data["flags"] = [[f.name, list(f.values)] for f in flags]
+        cells.append(data)
+    axes = [a.model_dump(mode="json", exclude_defaults=True) for a in model.axes]
+    rules = model.rules.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    catalog = {}
+    for name in sorted(_flag_names(model)):
+        spec = db.catalog.flags.get(name)
+        if spec is None:
+            continue
+        catalog[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
+                         "choices": list(spec.choices) if spec.choices else None,
+                         "late_choices": list(spec.late_choices) if spec.late_choices else None,
+                         "deprecated": spec.deprecated, "default": spec.default,
+                         "action": spec.action}
+    env_names: set[str] = set()
+    for cell in model.cells:
+        env_names |= {e.split("=", 1)[0] for e in cell.env}
+    for axis in model.axes:
+        for o in axis.options:
+            env_names |= {e.split("=", 1)[0] for e in o.env}
+    for t in model.rules.transforms:
+        env_names |= {e.split("=", 1)[0] for e in t.env}
+    registered = sorted(n for n in env_names if n in db.catalog.env)
+    platforms = [db.platforms[h].model_dump(mode="json") for h in model.info.hardware]
+    used: set[str] = set()
+    for part in (info, cells, axes, rules):
+        _strings(part, used)
+    used |= {k for k in db.text[lang] if k.split(".")[0] in
+             ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint")}
+    text = {k: v for k, v in sorted(model.text[lang].items()) if k in used}
+    return {
+        "version": EXPORT_VERSION,
+        "lang": lang,
+        "model": info,
+        "platforms": platforms,
+        "cells": cells,
+        "overlays": list(model.overlay_ids),
+        "axes": axes,
+        "rules": rules,
+        "catalog": {"package": db.catalog.package, "version": db.catalog.version,
+                    "flags": catalog, "env": registered},
+        "text": text,
+    }

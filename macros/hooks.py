@@ -1,0 +1,65 @@
+"""MkDocs hooks (loaded by path from mkdocs.yml): build-time files that are not in docs/.
+
+- Korean build: English pages with no Korean file are added from docs/en (the page gets a
+  "not yet translated" notice from macros.i18n).
+- Both builds: the Playground's JSON export for each model, and after the build a Markdown
+  copy of every page with its macros rendered plus ``llms.txt``, for agents without JavaScript.
+Nothing is ever written into docs/ or recipes/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mkdocs.structure.files import File
+
+from macros import i18n
+from macros.database import cached_database
+from macros.export import export_model
+
+_rendered: dict[str, tuple[str, str]] = {}
+
+
+def _lang(config) -> str:
+    return config["extra"].get("recipes_lang") or config["theme"]["language"]
+
+
+def on_files(files, config):
+    lang = _lang(config)
+    docs_dir = Path(config["docs_dir"])
+    if lang != "en":
+        en_dir = docs_dir.parent / "en"
+        present = {f.src_uri for f in files}
+        for path in sorted(en_dir.rglob("*.md")):
+            uri = path.relative_to(en_dir).as_posix()
+            if uri not in present:
+                files.append(File.generated(config, uri, abs_src_path=str(path)))
+                i18n.FALLBACK_PAGES.add(uri)
+    db = cached_database()
+    for model_id in db.models:
+        data = export_model(db, model_id, lang)
+        content = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        files.append(File.generated(config, f"assets/recipes/{model_id}.{lang}.json",
+                                    content=content))
+    _rendered.clear()
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    _rendered[page.file.src_uri] = (page.title or page.file.src_uri, markdown)
+    return markdown
+
+
+def on_post_build(config):
+    site = Path(config["site_dir"])
+    lines = [f"# {config['site_name']}", "",
+             f"> {config.get('site_description') or ''}", "",
+             "Every page below is also available as Markdown with every command rendered.", ""]
+    for uri, (title, markdown) in sorted(_rendered.items()):
+        target = uri[:-3] + ".md" if uri.endswith("index.md") else uri[:-3] + "/index.md"
+        out = site / target
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(markdown, encoding="utf-8")
+        lines.append(f"- [{title}]({target})")
+    (site / "llms.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,73 @@
+"""Enumerating the reachable selections of a model, for tests, the benchmark and parity.
+
+Owns what "every reachable selection" means: every cell, times every enabled option of each
+overlay axis (and, on Unified cells, every cluster size with every large-scale preset), as
+gated by the rules. Playground cards beyond those are sampled, not enumerated
+(``sample_playground``), because their product is astronomically large.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Iterator
+
+from .database import Database
+from .resolve import resolve
+
+DEPLOY_AXES = ("quant", "vlm", "spec", "hicache")
+LARGE_SCALE = ("cluster", "preset")
+
+
+def _enabled(res, axis: str) -> list[str]:
+    state = next(a for a in res.axes if a.axis == axis)
+    return [o.id for o in state.options if o.state == "enabled"] if state.visible else []
+
+
+def deployment_selections(db: Database, model_id: str) -> Iterator[dict]:
+    """Every (cell, overlay picks[, cluster, preset]) the Deploy panel can reach."""
+    model = db.model(model_id)
+    for cell in model.cells:
+        m = cell.match
+        yield from _expand(db, model_id, m.hw, m.role, m.strategy, {},
+                           list(DEPLOY_AXES) + list(LARGE_SCALE))
+
+
+def _expand(db, model_id, hw, role, strategy, picks, axes) -> Iterator[dict]:
+    if not axes:
+        yield {"hw": hw, "role": role, "strategy": strategy, **picks}
+        return
+    axis, rest = axes[0], axes[1:]
+    res = resolve(db, model_id, hw, role, strategy, picks, strict=False)
+    options = _enabled(res, axis)
+    if not options:
+        yield from _expand(db, model_id, hw, role, strategy, picks, rest)
+        return
+    for option in options:
+        yield from _expand(db, model_id, hw, role, strategy, {**picks, axis: option}, rest)
+
+
+def sample_playground(db: Database, model_id: str, count: int, seed: int = 7) -> list[dict]:
+    """``count`` random selections over every axis, each pick drawn from the options the
+    rules leave enabled at that point (so every sample is reachable by clicking)."""
+    rng = random.Random(seed)
+    model = db.model(model_id)
+    out = []
+    for _ in range(count):
+        cell = rng.choice(model.cells).match
+        picks: dict[str, str] = {}
+        for axis in model.axes:
+            res = resolve(db, model_id, cell.hw, cell.role, cell.strategy, picks, strict=False)
+            options = _enabled(res, axis.id)
+            if options:
+                picks[axis.id] = rng.choice(options)
+        out.append({"hw": cell.hw, "role": cell.role, "strategy": cell.strategy, **picks})
+    return out
+
+
+def split(selection: dict) -> tuple[str, str, str, dict]:
+    picks = {k: v for k, v in selection.items() if k not in ("hw", "role", "strategy")}
+    return selection["hw"], selection["role"], selection["strategy"], picks
+
+
+__all__ = ["deployment_selections", "sample_playground", "split", "itertools"]
