@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import conditions
+from .conditions import attr as _attr
 from .catalog import Catalog, value_problem
 from .database import Database, Model
 from .schema import Cell, Severity
@@ -31,6 +32,7 @@ class Command:
     env: list[tuple[str, str]] = field(default_factory=list)
     flags: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)
+    model: str | None = None
     text: str = ""
 
 
@@ -115,7 +117,11 @@ def _parse_args(cmd: Command, words: list[str], catalog: Catalog) -> None:
     while i < len(words):
         w = words[i]
         if not w.startswith("-") or w == "-":
-            cmd.positionals.append(w)
+            if cmd.program == "server" and not cmd.flags and not cmd.positionals \
+                    and cmd.text.split("#")[0].find(" serve ") >= 0:
+                cmd.model = w  # `sglang serve <model>`
+            else:
+                cmd.positionals.append(w)
             i += 1
             continue
         name, eq, inline = w.partition("=")
@@ -179,12 +185,11 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str]) -> lis
                                text_id="catalog.repeated-flag", fields={"flag": spec.name}))
         seen[spec.name] = name
     if cmd.program == "server":
-        if "--model-path" not in seen and not cmd.positionals[:1]:
+        if "--model-path" not in seen and cmd.model is None:
             out.append(Finding(Severity.error, "catalog.missing-model",
                                "the command names no model (--model-path)", ["--model-path"],
                                text_id="catalog.missing-model"))
-        extra = cmd.positionals[1:] if cmd.text.find(" serve") >= 0 else cmd.positionals
-        for word in extra:
+        for word in cmd.positionals:
             out.append(Finding(Severity.error, "catalog.stray-word",
                                f"unexpected word '{word}' (not a flag or a flag's value)", [],
                                text_id="catalog.stray-word", fields={"word": word}))
@@ -223,7 +228,7 @@ class _CheckContext:
         if key.startswith("hw."):
             if self.hw is None or self.hw not in self.db.platforms:
                 return None
-            return getattr(self.db.platforms[self.hw], key[3:], None)
+            return _attr(self.db.platforms[self.hw], key[3:])
         if key.startswith("cell."):
             return None if self.cell is None else getattr(self.cell, key[5:], None)
         return self.picks.get(key)
@@ -310,8 +315,8 @@ def check_text(db: Database, text: str, *, model_id: str | None = None, hw: str 
             canon = catalog.canonical(name) or (catalog.lookup(name).spec.name
                                                 if catalog.lookup(name).spec else name)
             flags[canon] = values
-        if cmd.program == "server" and cmd.positionals and "--model-path" not in flags:
-            flags["--model-path"] = (cmd.positionals[0],)
+        if cmd.model is not None and "--model-path" not in flags:
+            flags["--model-path"] = (cmd.model,)
         env = dict(cmd.env)
         cmd_role = role
         if cmd_role is None and cmd.program == "server":

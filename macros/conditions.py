@@ -26,6 +26,15 @@ class Context(Protocol):
     def env(self) -> dict[str, str] | None: ...
 
 
+def attr(obj: Any, name: str) -> Any:
+    """An attribute of a known object; absent or null reads as "" (known to be empty), never as
+    None, which would make the condition unknown."""
+    value = getattr(obj, name, None)
+    if value is None:
+        return ""
+    return value.value if hasattr(value, "value") else value
+
+
 def _num(value: Any) -> float | None:
     try:
         return float(value)

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from . import calculator, conditions
+from .conditions import attr as _attr
 from .catalog import is_placeholder
 from .database import Database, Model
 from .errors import Problem, RecipeError, choices_hint
@@ -127,6 +128,7 @@ class _State:
     env_items: list[tuple[str, str]] = field(default_factory=list)
     hints: list[TextRef] = field(default_factory=list)
     nodes: int = 1
+    not_applicable: list[str] = field(default_factory=list)
 
     # -- conditions.Context
     def value(self, key: str) -> Any:
@@ -137,7 +139,7 @@ class _State:
         if key == "strategy":
             return self.strategy
         if key.startswith("hw."):
-            return getattr(self.db.platforms[self.hw], key[3:], None)
+            return _attr(self.db.platforms[self.hw], key[3:])
         if key.startswith("cell."):
             return getattr(self.cell, key[5:], None)
         if key == "nodes":
@@ -226,6 +228,12 @@ def resolve(db: Database, model_id: str, hw: str | None, role: str | None,
         state = _pick_axis(st, axis, picks.get(axis.id), strict)
         axis_states.append(state)
         st.picks[axis.id] = state.value
+    if st.not_applicable:
+        applies = ", ".join(a.axis for a in axis_states if a.visible)
+        raise SelectionError([Problem("<selection>", None, None,
+                                      f"'{a}' does not apply to {hw} {role} {strategy} with the "
+                                      f"other settings chosen (settings that apply: {applies})")
+                              for a in st.not_applicable])
     for axis in model.axes:
         value = st.picks[axis.id]
         if value is not None:
@@ -264,7 +272,7 @@ class _GateContext:
         if key == "role":
             return self.role
         if key.startswith("hw."):
-            return getattr(self.db.platforms[self.hw], key[3:], None)
+            return _attr(self.db.platforms[self.hw], key[3:])
         return None
 
     def flags(self):
@@ -330,9 +338,7 @@ def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> Axis
         visible = False
     if not visible:
         if wanted is not None and strict:
-            raise SelectionError([Problem("<selection>", None, None,
-                                          f"'{axis.id}' does not apply to {st.hw} {st.role} "
-                                          f"{st.strategy} with the other settings chosen")])
+            st.not_applicable.append(axis.id)
         return AxisState(axis=axis.id, visible=False, value=None, options=states)
     default = axis.default
     for rule in axis.default_by:

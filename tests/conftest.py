@@ -1,0 +1,61 @@
+"""Shared fixtures for the suite; Sybil wiring for the docs lives in docs/conftest.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/standin, tests/helpers
+
+
+@pytest.fixture(scope="session")
+def db():
+    from macros.database import cached_database
+
+    return cached_database()
+
+
+@pytest.fixture
+def recipes_copy(tmp_path):
+    """A private copy of recipes/ a test may break on purpose."""
+    target = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", target)
+    return target
+
+
+class CliResult:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli():
+    """Run the ``recipes`` CLI in-process: cli("command", "kimi-k3", ...)."""
+    from macros.cli import main
+
+    def run(*argv: str, stdin: str | None = None) -> CliResult:
+        out, err = io.StringIO(), io.StringIO()
+        old_stdin = sys.stdin
+        if stdin is not None:
+            sys.stdin = io.StringIO(stdin)
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                try:
+                    code = main(list(argv))
+                except SystemExit as exc:  # argparse usage errors
+                    code = exc.code if isinstance(exc.code, int) else 2
+        finally:
+            sys.stdin = old_stdin
+        return CliResult(code, out.getvalue(), err.getvalue())
+
+    return run
