@@ -398,7 +398,7 @@ class _Validator:
     def _model_file(self) -> None:
         info, d = self.m.info, "model"
         for i, hw in enumerate(info.hardware):
-            if hw not in self.platforms:
+            if self.platforms and hw not in self.platforms:
                 self.out.add(self.docs[d], ("hardware", i), f"hw '{hw}' is not a known platform "
                              f"({choices_hint(hw, self.platforms)})")
         strategy_ids = [s.id for s in info.strategies]
@@ -462,6 +462,11 @@ class _Validator:
                         self.out.add(self.docs[doc], p + ("env", i), f"env entry '{e}' is not NAME=VALUE")
 
     def _cells(self) -> None:
+        before = len(self.out.problems)
+        self._cells_inner()
+        self.cell_problems = len(self.out.problems) - before
+
+    def _cells_inner(self) -> None:
         info, d = self.m.info, "cells"
         roles = {r.id: r for r in info.roles}
         rounds = [r.id for r in info.rounds]
@@ -568,8 +573,8 @@ class _Validator:
             self.condition(d, p + ("when",), e.when)
 
     def _benchmarks(self) -> None:
-        if self.m.benchmarks is None:
-            return
+        if self.m.benchmarks is None or self.cell_problems:
+            return  # a broken cells file would only make every benchmark look orphaned
         rounds = [r.id for r in self.m.info.rounds]
         for i, res in enumerate(self.m.benchmarks.results):
             p = ("results", i)
