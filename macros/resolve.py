@@ -145,12 +145,16 @@ class _State:
         if key == "nodes":
             return self.nodes
         if key == "calculator":
-            return "applicable" if self.calc_reason() is None else "not_applicable"
+            applicable = self.calc_reason() is None and self.ratio_value() is not None
+            return "applicable" if applicable else "not_applicable"
         if key == "program":
             return "server"
         if key in ("router_bootstrap", "server_bootstrap"):
             return None
-        return self.picks.get(key)
+        if key in self.picks:  # a hidden axis is known to have no value: ""
+            value = self.picks[key]
+            return "" if value is None else value
+        return None  # not picked yet: unknown
 
     def flags(self) -> dict[str, tuple[str, ...]]:
         return {t.flag.name: t.flag.values for t in self.toks}

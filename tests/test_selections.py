@@ -1,0 +1,63 @@
+"""Every reachable selection composes a command that checks clean, and printing then
+re-checking a command finds exactly what the engine found while composing it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from macros import render
+from macros.check import check_text
+from macros.resolve import resolve
+from macros.selections import deployment_selections, sample_playground, split
+
+
+@pytest.fixture(scope="module")
+def selections(db):
+    return list(deployment_selections(db, "kimi-k3"))
+
+
+def _signature(findings):
+    return Counter((f.severity.value, f.rule) for f in findings)
+
+
+def test_every_cell_is_reachable(db, selections):
+    cells = {(s["hw"], s["role"], s["strategy"]) for s in selections}
+    assert len(cells) == 50
+    assert len(selections) > 2000
+
+
+def test_every_deployment_selection_checks_clean_and_round_trips(db, selections):
+    model = db.model("kimi-k3")
+    failures = []
+    for sel in selections:
+        hw, role, strategy, picks = split(sel)
+        res = resolve(db, "kimi-k3", hw, role, strategy, picks)
+        errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
+        printed = render.command_text(db, model, res, "en")
+        again = check_text(db, printed, model_id="kimi-k3", hw=hw, role=role, strategy=strategy)
+        router = render.router_text(res)
+        router_errors = [f.rule for f in check_text(db, router, model_id="kimi-k3")
+                         if f.severity.value == "error"] if router else []
+        if errors or router_errors or _signature(again) != Counter(
+                (d.severity.value, d.rule) for d in res.diagnostics):
+            failures.append((sel, errors, router_errors, _signature(again)))
+    assert not failures, f"{len(failures)} of {len(selections)} failed; first: {failures[:3]}"
+
+
+def test_sampled_playground_selections_check_clean(db):
+    failures = []
+    for sel in sample_playground(db, "kimi-k3", 300, seed=11):
+        res = resolve(db, "kimi-k3", *split(sel))
+        errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
+        if errors:
+            failures.append((sel, errors))
+    assert not failures, failures[:3]
+
+
+def test_resolution_is_deterministic(db, selections):
+    sel = selections[len(selections) // 2]
+    a = resolve(db, "kimi-k3", *split(sel))
+    b = resolve(db, "kimi-k3", *split(sel))
+    assert a == b
