@@ -100,12 +100,61 @@ def _and(results) -> bool | None:
 
 def evaluate(cond: dict[str, Any], ctx: Context) -> bool | None:
     """Evaluate a ``when`` mapping: every key must hold."""
+    fn = _COMPILED.get(id(cond))
+    if fn is None:
+        fn = _compile(cond)
+        _COMPILED[id(cond)] = fn
+        _KEEP.append(cond)  # keeps id(cond) from being reused while the cache holds it
+    return fn(ctx)
+
+
+def evaluate_slow(cond: dict[str, Any], ctx: Context) -> bool | None:
+    """The reference interpreter ``_compile`` must agree with (kept for the property tests)."""
     return _and(_clause(key, spec, ctx) for key, spec in cond.items())
+
+
+_COMPILED: dict[int, Any] = {}
+_KEEP: list[Any] = []
+
+
+def _compile(cond: dict[str, Any]):
+    """Turn a condition into a closure once; rule data is immutable after loading."""
+    parts = [_compile_clause(key, spec) for key, spec in cond.items()]
+    if not parts:
+        return lambda ctx: True
+    if len(parts) == 1:
+        return parts[0]
+
+    def all_of(ctx):
+        out: bool | None = True
+        for part in parts:
+            r = part(ctx)
+            if r is False:
+                return False
+            if r is None:
+                out = None
+        return out
+    return all_of
+
+
+def _compile_clause(key: str, spec: Any):
+    if key in ("any", "all", "not") or key in FLAG_KEYS:
+        return lambda ctx: _clause(key, spec, ctx)
+    if isinstance(spec, (dict, list)) or isinstance(spec, bool) or spec is None:
+        return lambda ctx: test_value(ctx.value(key), spec, ctx)
+    want = _norm(spec)
+
+    def equals(ctx):
+        actual = ctx.value(key)
+        if actual is None:
+            return None
+        return (actual if isinstance(actual, str) else _norm(actual)) == want
+    return equals
 
 
 def _clause(key: str, spec: Any, ctx: Context) -> bool | None:
     if key == "any":
-        results = [evaluate(c, ctx) for c in spec]
+        results = [evaluate(c, ctx) for c in spec]  # each nested condition is compiled too
         if any(r is True for r in results):
             return True
         return None if any(r is None for r in results) else False

@@ -129,6 +129,7 @@ class _State:
     hints: list[TextRef] = field(default_factory=list)
     nodes: int = 1
     not_applicable: list[str] = field(default_factory=list)
+    _flag_cache: Any = None
 
     # -- conditions.Context
     def value(self, key: str) -> Any:
@@ -157,7 +158,10 @@ class _State:
         return None  # not picked yet: unknown
 
     def flags(self) -> dict[str, tuple[str, ...]]:
-        return {t.flag.name: t.flag.values for t in self.toks}
+        cached = self._flag_cache
+        if cached is None or cached[0] is not self.toks:
+            cached = self._flag_cache = (self.toks, {t.flag.name: t.flag.values for t in self.toks})
+        return cached[1]
 
     def cell_flags(self) -> dict[str, tuple[str, ...]]:
         return self.cell_flag_map
@@ -204,6 +208,26 @@ def resolve(db: Database, model_id: str, hw: str | None, role: str | None,
             avg_len: int | None = None, *, strict: bool = True) -> Resolution:
     """Compose the command for a selection. ``strict`` raises SelectionError on anything
     impossible; otherwise the selection snaps to the nearest valid one (the Playground's way)."""
+    st, axis_states = _select(db, model_id, hw, role, strategy, picks, avg_len, strict)
+    model = st.model
+    for axis in model.axes:
+        value = st.picks[axis.id]
+        if value is not None:
+            _apply_option(st, axis, next(o for o in axis.options if o.id == value))
+    for t in model.rules.transforms:
+        if t.for_ is None and conditions.evaluate(t.when, st) is True:
+            _apply_edit(st, t.strip, t.add, t.env, t.strip_env, t.hints, t.insert_after, t.nodes)
+    return _finish(st, axis_states)
+
+
+def axis_states(db: Database, model_id: str, hw: str, role: str, strategy: str,
+                picks: dict[str, str] | None = None) -> list[AxisState]:
+    """Only the selection step of ``resolve`` (snapping, never raising): what each axis
+    offers for this selection. Cheaper than a full resolve when no command is needed."""
+    return _select(db, model_id, hw, role, strategy, picks, None, False)[1]
+
+
+def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
     model = db.model(model_id)
     picks = dict(picks or {})
     hw, role, strategy = _pick_cell(db, model, hw, role, strategy, picks, strict)
@@ -238,14 +262,7 @@ def resolve(db: Database, model_id: str, hw: str | None, role: str | None,
                                       f"'{a}' does not apply to {hw} {role} {strategy} with the "
                                       f"other settings chosen (settings that apply: {applies})")
                               for a in st.not_applicable])
-    for axis in model.axes:
-        value = st.picks[axis.id]
-        if value is not None:
-            _apply_option(st, axis, next(o for o in axis.options if o.id == value))
-    for t in model.rules.transforms:
-        if t.for_ is None and conditions.evaluate(t.when, st) is True:
-            _apply_edit(st, t.strip, t.add, t.env, t.strip_env, t.hints, t.insert_after, t.nodes)
-    return _finish(st, axis_states)
+    return st, axis_states
 
 
 # --- selection -----------------------------------------------------------------------------
@@ -440,7 +457,7 @@ def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nod
     if insert_after:
         last = max((i for i, t in enumerate(st.toks) if t.flag.name in insert_after), default=None)
         at = len(st.toks) if last is None else last + 1
-        st.toks[at:at] = [_Tok(f, "sel") for f in new]
+        st.toks = st.toks[:at] + [_Tok(f, "sel") for f in new] + st.toks[at:]
     elif strip or new:
         st.toks = _splice(st.toks, set(strip), new)
     if env or strip_env:

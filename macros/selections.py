@@ -8,19 +8,18 @@ gated by the rules. Playground cards beyond those are sampled, not enumerated
 
 from __future__ import annotations
 
-import itertools
 import random
 from typing import Iterator
 
 from .database import Database
-from .resolve import resolve
+from .resolve import axis_states
 
 DEPLOY_AXES = ("quant", "vlm", "spec", "hicache")
 LARGE_SCALE = ("cluster", "preset")
 
 
-def _enabled(res, axis: str) -> list[str]:
-    state = next(a for a in res.axes if a.axis == axis)
+def _enabled(states, axis: str) -> list[str]:
+    state = next(a for a in states if a.axis == axis)
     return [o.id for o in state.options if o.state == "enabled"] if state.visible else []
 
 
@@ -38,8 +37,7 @@ def _expand(db, model_id, hw, role, strategy, picks, axes) -> Iterator[dict]:
         yield {"hw": hw, "role": role, "strategy": strategy, **picks}
         return
     axis, rest = axes[0], axes[1:]
-    res = resolve(db, model_id, hw, role, strategy, picks, strict=False)
-    options = _enabled(res, axis)
+    options = _enabled(axis_states(db, model_id, hw, role, strategy, picks), axis)
     if not options:
         yield from _expand(db, model_id, hw, role, strategy, picks, rest)
         return
@@ -57,8 +55,8 @@ def sample_playground(db: Database, model_id: str, count: int, seed: int = 7) ->
         cell = rng.choice(model.cells).match
         picks: dict[str, str] = {}
         for axis in model.axes:
-            res = resolve(db, model_id, cell.hw, cell.role, cell.strategy, picks, strict=False)
-            options = _enabled(res, axis.id)
+            states = axis_states(db, model_id, cell.hw, cell.role, cell.strategy, picks)
+            options = _enabled(states, axis.id)
             if options:
                 picks[axis.id] = rng.choice(options)
         out.append({"hw": cell.hw, "role": cell.role, "strategy": cell.strategy, **picks})
@@ -69,5 +67,3 @@ def split(selection: dict) -> tuple[str, str, str, dict]:
     picks = {k: v for k, v in selection.items() if k not in ("hw", "role", "strategy")}
     return selection["hw"], selection["role"], selection["strategy"], picks
 
-
-__all__ = ["deployment_selections", "sample_playground", "split", "itertools"]
