@@ -219,6 +219,37 @@ def cmd_build(args) -> int:
     return EXIT_OK
 
 
+def cmd_i18n_check(args) -> int:
+    from .i18n import DOCS
+    from .i18n_check import check
+
+    findings = check(Path(args.docs) if args.docs else DOCS)
+    if args.format == "json":
+        print(json.dumps({"findings": [f.__dict__ for f in findings]}, ensure_ascii=False, indent=2))
+    else:
+        for f in findings:
+            print(f)
+        errors = sum(1 for f in findings if f.severity == "error")
+        todo = len(findings) - errors
+        print(f"{errors} contract error(s), {todo} translation to-do(s)", file=sys.stderr)
+    failing = [f for f in findings if f.severity == "error" or args.strict]
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def cmd_i18n_stamp(args) -> int:
+    from .i18n import DOCS, stamp
+
+    docs = Path(args.docs) if args.docs else DOCS
+    for page in args.pages:
+        uri = page.split("docs/ko/")[-1].split("docs/en/")[-1]
+        if not (docs / "en" / uri).exists() or not (docs / "ko" / uri).exists():
+            raise RecipeError([Problem(page, None, None, "needs both docs/en/" + uri +
+                                       " and docs/ko/" + uri)])
+        digest = stamp(uri, docs)
+        print(f"docs/ko/{uri}: source_hash set to {digest} (docs/en/{uri} as it is now)")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipes", description="Recipe database, commands and checks.")
     p.add_argument("--root", help="recipes folder (default: the repository's recipes/)")
@@ -266,6 +297,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--out", help="write to this file instead of stdout")
     s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("i18n-check", help="compare every Korean page with its English source")
+    s.add_argument("--docs", help="docs folder (default: the repository's docs/)")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--strict", action="store_true", help="also fail on missing/outdated pages")
+    s.set_defaults(func=cmd_i18n_check)
+
+    s = sub.add_parser("i18n-stamp", help="record that a Korean page matches its English source")
+    s.add_argument("pages", nargs="+", help="page path, e.g. models/kimi-k3.md")
+    s.add_argument("--docs", help="docs folder (default: the repository's docs/)")
+    s.set_defaults(func=cmd_i18n_stamp)
 
     s = sub.add_parser("build", help="build both languages into site/ (swapped in on success)")
     s.add_argument("--out", help="output folder (default: site/)")

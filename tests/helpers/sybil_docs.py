@@ -1,0 +1,179 @@
+"""Sybil wiring for the docs: Python snippets run against the stand-in server, shell blocks go
+through the engine's checker. Used by docs/conftest.py (source pages) and by
+tests/test_docs_rendered.py (pages after the macros ran).
+
+A lexer finds fenced blocks whatever their attributes (```bash title="…" is still bash); the
+check context of a shell block comes from the ``<!-- check: k=v … -->`` directive right above
+it. Counts of what was checked are kept per language for the end-of-run summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from collections import Counter
+from pathlib import Path
+
+import openai
+from sybil import Region, Sybil
+from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
+
+from macros.check import check_text
+from macros.database import cached_database
+from standin import StandInServer
+
+SHELL_LANGS = ("bash", "shell", "sh", "console", "zsh")
+COUNTS: Counter = Counter()
+_DIRECTIVE = re.compile(r"<!--\s*check:(?P<args>[^>]*?)-->\s*\n(?:[ \t]*\n)*\Z")
+_ALLOWED_BASE_URLS = ("http://localhost:30000/v1", "http://localhost:8000/v1",
+                      "http://127.0.0.1:30000/v1")
+_NONE_PRINT = re.compile(r"^(?P<label>[A-Za-z][\w ]*): None$", re.M)
+
+
+def _lang_of(path: str) -> str:
+    parts = Path(path).parts
+    return "ko" if "ko" in parts else "en"
+
+
+class _Block:
+    def __init__(self, language: str, attrs: str, directive: dict | None):
+        self.language, self.attrs, self.directive = language, attrs, directive
+
+
+def _directive_before(text: str, start: int) -> dict | None:
+    m = _DIRECTIVE.search(text[max(0, start - 600):start])
+    if not m:
+        return None
+    args: dict[str, str] = {}
+    for word in m.group("args").split():
+        key, eq, value = word.partition("=")
+        args[key] = value if eq else "true"
+    return args
+
+
+class FenceParser:
+    """Every fenced block of the given languages, with its fence attributes and directive."""
+
+    def __init__(self, languages: tuple[str, ...], evaluator):
+        pattern = "|".join(re.escape(lang) for lang in languages)
+        self.lexer = RawFencedCodeBlockLexer(
+            info_pattern=re.compile(rf"(?P<language>{pattern})(?P<attrs>(?:[ \t{{][^\n]*)?)$\n",
+                                    re.MULTILINE))
+        self.evaluator = evaluator
+
+    def __call__(self, document):
+        for region in self.lexer(document):
+            lexemes = region.lexemes
+            block = _Block(lexemes["language"], lexemes.get("attrs", ""),
+                           _directive_before(document.text, region.start))
+            yield Region(region.start, region.end, (block, lexemes["source"]), self.evaluator)
+
+
+def evaluate_shell(example) -> str | None:
+    block, source = example.parsed
+    lang = _lang_of(example.path)
+    directive = block.directive or {}
+    if directive.get("skip") == "true":
+        COUNTS[(lang, "shell-skipped")] += 1
+        return None
+    db = cached_database()
+    findings = check_text(db, str(source), model_id=directive.get("model"),
+                          hw=directive.get("hw"), role=directive.get("role"),
+                          strategy=directive.get("strategy"))
+    if findings and findings[0].rule == "parse.no-command":
+        if block.directive is not None:
+            return f"{example.path}:{example.line}: the check directive names a command, but " \
+                   "the block below it holds no sglang or router command"
+        COUNTS[(lang, "shell-other")] += 1
+        return None
+    COUNTS[(lang, "shell")] += 1
+    errors = [f for f in findings if f.severity.value == "error"]
+    if not errors:
+        return None
+    lines = [f"{example.path}:{example.line + (f.line or 1)}: {f.message} ({f.rule}; "
+             f"{', '.join(f.flags)})" for f in errors]
+    return "command check failed:\n" + "\n".join(lines)
+
+
+class _Redirect:
+    """Points every OpenAI client a snippet creates at the stand-in server."""
+
+    def __init__(self, server: StandInServer):
+        self.server = server
+        self.original = openai.OpenAI
+        self.base_urls: list[str | None] = []
+
+    def __enter__(self):
+        redirect = self
+
+        class RedirectedOpenAI(self.original):  # type: ignore[misc, valid-type]
+            def __init__(self, *args, base_url=None, **kwargs):
+                redirect.base_urls.append(base_url)
+                kwargs.setdefault("max_retries", 0)
+                super().__init__(*args, base_url=redirect.server.base_url, **kwargs)
+
+        openai.OpenAI = RedirectedOpenAI
+        return self
+
+    def __exit__(self, *exc):
+        openai.OpenAI = self.original
+
+
+def evaluate_python(example) -> str | None:
+    block, source = example.parsed
+    lang = _lang_of(example.path)
+    if (block.directive or {}).get("skip") == "true":
+        COUNTS[(lang, "python-skipped")] += 1
+        return None
+    COUNTS[(lang, "python")] += 1
+    server: StandInServer = example.namespace["__standin__"]
+    before = len(server.requests)
+    out = io.StringIO()
+    code = compile(str(source), f"{example.path}:{example.line}", "exec")
+    with _Redirect(server) as redirect, contextlib.redirect_stdout(out):
+        exec(code, example.namespace)
+    for url in redirect.base_urls:
+        if url is not None and url not in _ALLOWED_BASE_URLS:
+            return f"{example.path}:{example.line}: base_url {url!r} is not the documented " \
+                   f"local server ({', '.join(_ALLOWED_BASE_URLS)})"
+    sent = server.requests[before:]
+    if not sent:
+        return f"{example.path}:{example.line}: the snippet never reached the server"
+    failed = [r for r in sent if (r.status or 200) >= 400]
+    if failed:
+        return f"{example.path}:{example.line}: the server answered {failed[0].status} " \
+               f"to {failed[0].method} {failed[0].path}"
+    none = _NONE_PRINT.search(out.getvalue())
+    if none:
+        return (f"{example.path}:{example.line}: the snippet printed None for "
+                f"'{none.group('label')}': a field SGLang always returns was read under the "
+                "wrong name")
+    return None
+
+
+def _setup(namespace):
+    server = StandInServer(model="moonshotai/Kimi-K3").start()
+    namespace["__standin__"] = server
+
+
+def _teardown(namespace):
+    namespace["__standin__"].stop()
+
+
+def make_sybil(**kwargs) -> Sybil:
+    return Sybil(
+        parsers=[FenceParser(("python", "py"), evaluate_python),
+                 FenceParser(SHELL_LANGS, evaluate_shell)],
+        setup=_setup, teardown=_teardown, **kwargs)
+
+
+def summary_lines() -> list[str]:
+    out = []
+    for lang in ("en", "ko"):
+        py, sh = COUNTS[(lang, "python")], COUNTS[(lang, "shell")]
+        other = COUNTS[(lang, "shell-other")]
+        if py or sh or other:
+            out.append(f"docs ({lang}): {py} Python snippets run, {sh} shell blocks with SGLang "
+                       f"commands checked, {other} other shell blocks")
+    return out
