@@ -630,5 +630,5 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
         out.append(EffectiveValue(knob=knob.id, label=knob.label,
                                   value=None if default is None else str(default),
                                   value_text=None if default is not None else "eff.value.unset",
-                                  source=Source.default, flag=knob.flag))
+                                  source=Source.default, because="eff.default", flag=knob.flag))
     return out

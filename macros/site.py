@@ -32,6 +32,14 @@ def _cell_text(text: str) -> str:
     return _esc(text).replace("|", "&#124;").replace("\n", " ")
 
 
+_CODE_WORD = re.compile(r"(?<![\w`])(--[a-z0-9][a-z0-9-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[\w.:<>-]+)?)")
+
+
+def _prose(text: str) -> str:
+    """Escaped reader text with flags and env vars set as inline code."""
+    return _CODE_WORD.sub(r"`\1`", _esc(text))
+
+
 def _fence(code: str, lang: str = "bash", attrs: str = "") -> str:
     ticks = "```"
     while ticks in code:
@@ -73,18 +81,19 @@ class Site:
         model = self.db.model(model_id)
         directive = _directive(model_id, res)
         attrs = f'title="{_esc(title)}"' if title else ""
-        parts = [directive, _fence(render.command_text(self.db, model, res, self.lang), attrs=attrs)]
+        parts = [directive, "", _fence(render.command_text(self.db, model, res, self.lang),
+                                       attrs=attrs)]
         router_text = render.router_text(res)
         if router and router_text:
             parts += ["", f"**{_esc(self.t('ui.router'))}**", "",
-                      _directive(model_id, res, program="router"), _fence(router_text)]
+                      _directive(model_id, res, program="router"), "", _fence(router_text)]
         return "\n".join(parts)
 
     def router(self, model_id: str) -> str:
         model = self.db.model(model_id)
         cell = next(c for c in model.cells if c.match.role == "decode")
         res = self.resolve(model_id, cell.match.hw, "decode", cell.match.strategy)
-        return "\n".join([_directive(model_id, res, program="router"),
+        return "\n".join([_directive(model_id, res, program="router"), "",
                           _fence(render.router_text(res))])
 
     def badge(self, model_id: str, hw: str, role: str, strategy: str) -> str:
@@ -100,7 +109,9 @@ class Site:
         return (f'<span class="recipe-badge recipe-badge--{_esc(status)}" '
                 f'title="{_esc(title)}">{_esc(label)}</span>')
 
-    def caveats(self, model_id: str, hw: str, role: str, strategy: str, **picks) -> str:
+    def caveats(self, model_id: str, hw: str, role: str, strategy: str,
+                diagnostics: bool = True, **picks) -> str:
+        """Caveats (redirect, warning, pins with reasons, calculator) and rule warnings."""
         res = self.resolve(model_id, hw, role, strategy, **picks)
         model = self.db.model(model_id)
         blocks = []
@@ -108,12 +119,14 @@ class Site:
             kind = {"redirect": "info", "warn": "warning", "pin": "note",
                     "calculator": "info"}.get(c.kind, "note")
             body = render.text(self.db, model, c.text, self.lang)
-            title = f"`{_esc(c.flag)}`" if c.flag else _esc(self.t("ui.caveats"))
-            blocks.append(f'!!! {kind} "{title}"\n    {_esc(body)}\n')
-        for d in res.diagnostics:
-            if d.severity.value == "warning" and not d.rule.startswith("catalog."):
-                body = render.diagnostic_text(self.db, model, d, self.lang)
-                blocks.append(f'!!! warning "{_esc(self.t("ui.diagnostics"))}"\n    {_esc(body)}\n')
+            title = _esc(c.flag) if c.flag else _esc(self.t("ui.caveats"))
+            blocks.append(f'!!! {kind} "{title}"\n\n    {_prose(body)}\n')
+        if diagnostics:
+            for d in res.diagnostics:
+                if d.severity.value == "warning" and not d.rule.startswith("catalog."):
+                    body = render.diagnostic_text(self.db, model, d, self.lang)
+                    blocks.append(f'!!! warning "{_esc(self.t("ui.diagnostics"))}"\n\n'
+                                  f'    {_prose(body)}\n')
         return "\n".join(blocks)
 
     def effective(self, model_id: str, hw: str, role: str, strategy: str, **picks) -> str:
@@ -122,11 +135,13 @@ class Site:
         rows = [f"| {self.t('table.knob')} | {self.t('table.value')} | {self.t('table.source')} "
                 f"| {self.t('table.why')} |", "|---|---|---|---|"]
         for e in res.effective:
-            value = e.value if e.value is not None else self.t(e.value_text, model)
+            value = f"`{_cell_text(e.value)}`" if e.value is not None \
+                else f"*{_cell_text(self.t(e.value_text, model))}*"
             why = self.t(e.because, model) if e.because else ""
             flag = f" (`{e.flag}`)" if e.flag else ""
-            rows.append(f"| {_cell_text(self.t(e.label, model))}{flag} | `{_cell_text(value)}` | "
-                        f"{_cell_text(self.t('source.' + e.source.value))} | {_cell_text(why)} |")
+            rows.append(f"| {_cell_text(self.t(e.label, model))}{flag} | {value} | "
+                        f"{_cell_text(self.t('source.' + e.source.value))} | "
+                        f"{_prose(why).replace('|', '&#124;')} |")
         return "\n".join(rows)
 
     def matrix(self, model_id: str) -> str:
@@ -161,10 +176,11 @@ class Site:
                 strategy = self.t(next(s for s in model.info.strategies
                                        if s.id == m.strategy).label, model)
                 anchor = cell_anchor(m.hw, m.role, m.strategy)
-                body = [f'<h4 id="{anchor}">{_esc(p.label)} · {_esc(role)} · {_esc(strategy)} '
-                        f'{self._badge(cell.status.value)}</h4>', "",
+                body = [f"#### {_esc(p.label)} · {_esc(role)} · {_esc(strategy)} "
+                        f"{self._badge(cell.status.value)} {{ #{anchor} }}", "",
                         self.command(model_id, m.hw, m.role, m.strategy, **picks), "",
-                        self.caveats(model_id, m.hw, m.role, m.strategy, **picks)]
+                        self.caveats(model_id, m.hw, m.role, m.strategy, diagnostics=False,
+                                     **picks), ""]
                 out.append(_indent("\n".join(body)))
         return "\n".join(out)
 
@@ -173,28 +189,35 @@ class Site:
         if model.benchmarks is None:
             return ""
         out = []
-        rounds = {r.id: r for r in model.info.rounds}
-        for res in model.benchmarks.results:
-            m = res.match
-            p = self.db.platforms[m["hw"]]
-            role = self.t(f"role.{m['role']}", model)
-            strategy = self.t(f"strategy.{m['strategy']}", model)
-            quant = self.t(f"opt.quant.{m.get('quant', 'mxfp4')}", model)
-            spec = self.t(f"opt.spec.{m.get('spec', 'none')}", model)
-            out.append(f"**{_esc(p.label)} · {_esc(role)} · {_esc(strategy)} · {_esc(quant)} · "
-                       f"{_esc(spec)}** ({_esc(rounds[res.round].version)})\n")
-            out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
-                       f"{self.t('table.concurrency')} | {self.t('table.ttft')} | "
-                       f"{self.t('table.tpot')} | {self.t('table.throughput')} |")
-            out.append("|---:|---:|---:|---:|---:|---:|")
-            for row in res.rows:
-                out.append(f"| {row.isl} | {row.osl} | {row.concurrency} | {row.ttft_ms:g} | "
-                           f"{row.tpot_ms:g} | {row.tok_s_gpu:g} |")
-            out.append("")
-        for r in model.info.rounds:
-            for note in r.notes:
-                out.append(f"- {_esc(self.t(note, model))}")
+        for rnd in model.info.rounds:
+            results = [r for r in model.benchmarks.results if r.round == rnd.id]
+            if not results:
+                continue
+            for res in results:
+                m = res.match
+                p = self.db.platforms[m["hw"]]
+                role = self.t(f"role.{m['role']}", model)
+                strategy = self.t(f"strategy.{m['strategy']}", model)
+                quant = m.get("quant", "mxfp4").upper()
+                spec = self.t(f"opt.spec.{m.get('spec', 'none')}", model)
+                out.append(f"**{_esc(p.label)} · {_esc(role)} · {_esc(strategy)} · {_esc(quant)}"
+                           f" · {_esc(spec)}** ({self._badge_for(model, m)} "
+                           f"SGLang {_esc(rnd.version)})\n")
+                out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
+                           f"{self.t('table.concurrency')} | {self.t('table.ttft')} | "
+                           f"{self.t('table.tpot')} | {self.t('table.throughput')} |")
+                out.append("|---:|---:|---:|---:|---:|---:|")
+                for row in res.rows:
+                    out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
+                               f"{row.ttft_ms:,g} | {row.tpot_ms:g} | {row.tok_s_gpu:,g} |")
+                out.append("")
+            for note in rnd.notes:
+                out.append(f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n")
         return "\n".join(out)
+
+    def _badge_for(self, model, match: dict) -> str:
+        cell = model.cell(match["hw"], match["role"], match["strategy"])
+        return self._badge(cell.status.value) if cell else ""
 
     def ratio_table(self, model_id: str, hw: str, role: str, strategy: str, **picks) -> str:
         res = self.resolve(model_id, hw, role, strategy, **picks)
@@ -234,7 +257,11 @@ class Site:
             rows.append(f"| {n} | {a.nodes}×8 | {b.nodes}×4 | {tp} | {dp} |")
         return "\n".join(rows)
 
-    def status_of(self, model_id: str, status: str) -> str:
+    def status_badge(self, status: str) -> str:
+        """A badge for a status by name (verified, in-progress, unverified)."""
+        if status not in ("verified", "in-progress", "unverified"):
+            raise MacroError(f"status_badge: '{status}' is not a status "
+                             "(known: verified, in-progress, unverified)")
         return self._badge(status)
 
     def text(self, model_id: str, text_id: str) -> str:
@@ -268,7 +295,8 @@ def define_env(env) -> None:
     lang = env.conf["extra"].get("recipes_lang") or env.conf["theme"]["language"]
     site = Site(cached_database(), lang)
     for name in ("command", "router", "badge", "caveats", "effective", "matrix", "cells",
-                 "benchmarks", "ratio_table", "preset_table", "text", "playground"):
+                 "benchmarks", "ratio_table", "preset_table", "text", "playground",
+                 "status_badge"):
         env.macro(getattr(site, name), name)
     env.variables["recipes_lang"] = lang
 

@@ -121,7 +121,16 @@ def test_hicache_l3_drops_dcp_and_needs_mooncake(db):
     assert res.flag_texts[2] == "--tp-size 8"
     assert "--hicache-storage-backend mooncake" in res.flag_texts
     assert res.env == ["SGLANG_HICACHE_MOONCAKE_CONFIG_PATH=<mooncake.json>"]
-    assert [h.id for h in res.hints][-2:] == ["hint.hicache.l3-master", "hint.hicache.l3-dcp"]
+    ids = [h.id for h in res.hints]
+    assert ids.index("hint.hicache.l3-master") + 1 == ids.index("hint.hicache.l3-dcp")
+
+
+def test_auto_vlm_hint_follows_the_final_node_count(db):
+    one = resolve(db, "kimi-k3", "b300", "unified", "balanced", {})
+    four = resolve(db, "kimi-k3", "b300", "unified", "balanced",
+                   {"preset": "serving", "cluster": "32"})
+    assert "hint.vlm.auto-ipc" in [h.id for h in one.hints]
+    assert "hint.vlm.auto-cpu" in [h.id for h in four.hints]
 
 
 def test_hicache_l3_on_b200_keeps_pp_and_ep_without_spec(db):
