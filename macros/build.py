@@ -21,6 +21,22 @@ class BuildFailed(Exception):
     pass
 
 
+class _Capture(logging.Handler):
+    """Keeps the build's warnings and errors so a failure can say what went wrong."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.levelname}: {record.getMessage()}")
+
+    def summary(self, limit: int = 12) -> str:
+        shown = self.messages[:limit]
+        more = len(self.messages) - len(shown)
+        return "\n".join(shown) + (f"\n… and {more} more" if more > 0 else "")
+
+
 def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) -> Path:
     """Build English then Korean into a scratch folder and swap it in as ``out``."""
     from mkdocs.commands.build import build
@@ -32,9 +48,11 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
     scratch_root.mkdir(exist_ok=True)
     scratch = scratch_root / f"site-{os.getpid()}-{int(time.time() * 1000)}"
     log = logging.getLogger("mkdocs")
-    level = log.level
-    if quiet:
-        log.setLevel(logging.ERROR)
+    capture = _Capture()
+    log.addHandler(capture)
+    propagate = log.propagate
+    if quiet:  # keep strict mode's warning counter working: silence output, not records
+        log.propagate = False
     cwd = os.getcwd()
     os.chdir(root)
     try:
@@ -45,10 +63,9 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
             try:
                 cfg = load_config(str(root / name), site_dir=str(target), strict=True)
                 build(cfg)
-            except (MkDocsException, SystemExit) as exc:
-                raise BuildFailed(f"{name}: {exc}") from None
-            except Exception as exc:  # macro errors reach us as plain exceptions
-                raise BuildFailed(f"{name}: {type(exc).__name__}: {exc}") from None
+            except (MkDocsException, SystemExit, Exception) as exc:
+                why = capture.summary() or f"{type(exc).__name__}: {exc}"
+                raise BuildFailed(f"{name}: {why}") from None
             if not quiet:
                 print(f"  done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
     except BaseException:
@@ -56,7 +73,8 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
         raise
     finally:
         os.chdir(cwd)
-        log.setLevel(level)
+        log.removeHandler(capture)
+        log.propagate = propagate
     old = scratch_root / (scratch.name + "-old")
     if out.exists():
         out.rename(old)

@@ -34,6 +34,7 @@ class Command:
     positionals: list[str] = field(default_factory=list)
     model: str | None = None
     text: str = ""
+    flag_lines: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -55,23 +56,24 @@ class ParseError(ValueError):
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
     """Join backslash continuations; keep the first physical line number of each."""
-    out: list[tuple[int, str]] = []
-    buf: list[str] = []
-    start = 0
+    return [(start, joined) for start, joined, _ in _logical(text)]
+
+
+def _logical(text: str) -> list[tuple[int, str, list[tuple[int, str]]]]:
+    out: list[tuple[int, str, list[tuple[int, str]]]] = []
+    buf: list[tuple[int, str]] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
-        if not buf:
-            start = number
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-        if line.endswith("\\"):
-            buf.append(line[:-1])
+        if not buf and (not line.strip() or line.lstrip().startswith("#")):
             continue
-        buf.append(line)
-        out.append((start, " ".join(buf)))
+        if line.endswith("\\"):
+            buf.append((number, line[:-1]))
+            continue
+        buf.append((number, line))
+        out.append((buf[0][0], " ".join(part for _, part in buf), buf))
         buf = []
     if buf:
-        out.append((start, " ".join(buf)))
+        out.append((buf[0][0], " ".join(part for _, part in buf), buf))
     return out
 
 
@@ -88,7 +90,7 @@ def _program_at(words: list[str]) -> tuple[str, int] | None:
 def parse(text: str, catalogs: dict[str, Catalog]) -> list[Command]:
     """Every SGLang server or router command in ``text``; other shell lines are ignored."""
     commands: list[Command] = []
-    for line, logical in logical_lines(text):
+    for line, logical, physical in _logical(text):
         try:
             words = shlex.split(logical, comments=True, posix=True)
         except ValueError as exc:
@@ -108,8 +110,24 @@ def parse(text: str, catalogs: dict[str, Catalog]) -> list[Command]:
             else:
                 break
         _parse_args(cmd, words[start:], catalogs[program])
+        cmd.flag_lines = _flag_lines(cmd, physical)
         commands.append(cmd)
     return commands
+
+
+def _flag_lines(cmd: Command, physical: list[tuple[int, str]]) -> dict[str, int]:
+    """The physical line each flag and env var is written on, for precise messages."""
+    out: dict[str, int] = {}
+    cursor = 0
+    names = [n for n, _ in cmd.env] + [n for n, _ in cmd.flags]
+    for name in names:
+        for i in range(cursor, len(physical)):
+            number, text = physical[i]
+            if name in text.split("#")[0].replace("=", " ").split():
+                out.setdefault(name, number)
+                cursor = i
+                break
+    return out
 
 
 def _parse_args(cmd: Command, words: list[str], catalog: Catalog) -> None:
@@ -332,6 +350,7 @@ def check_text(db: Database, text: str, *, model_id: str | None = None, hw: str 
                                 cmd.program, extra)
             found += rule_findings(db, model, ctx)
         for f in found:
-            f.line = f.line or cmd.line
+            lines = [cmd.flag_lines[n] for n in f.flags if n in cmd.flag_lines]
+            f.line = f.line or (min(lines) if lines else cmd.line)
         out.extend(found)
     return out

@@ -28,6 +28,7 @@ def _lang(config) -> str:
 def on_files(files, config):
     lang = _lang(config)
     docs_dir = Path(config["docs_dir"])
+    i18n.FALLBACK_PAGES.clear()  # one process may build several sites (tests, benchmark)
     if lang != "en":
         en_dir = docs_dir.parent / "en"
         present = {f.src_uri for f in files}

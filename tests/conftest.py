@@ -22,6 +22,21 @@ def db():
     return cached_database()
 
 
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """Both languages built once per run into a temporary folder (English at the root)."""
+    from macros.build import build_site
+
+    return build_site(out=tmp_path_factory.mktemp("site") / "site", quiet=True)
+
+
+def pytest_terminal_summary(terminalreporter):
+    from helpers.sybil_docs import summary_lines
+
+    for line in summary_lines():
+        terminalreporter.write_line(line)
+
+
 @pytest.fixture
 def recipes_copy(tmp_path):
     """A private copy of recipes/ a test may break on purpose."""

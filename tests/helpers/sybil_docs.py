@@ -177,3 +177,24 @@ def summary_lines() -> list[str]:
             out.append(f"docs ({lang}): {py} Python snippets run, {sh} shell blocks with SGLang "
                        f"commands checked, {other} other shell blocks")
     return out
+
+
+def run_document(path: Path) -> tuple[int, list[str]]:
+    """Evaluate every example of one Markdown file outside pytest's collection (for rendered
+    pages and mutated copies). Returns (examples run, failure messages with file:line)."""
+    sybil = make_sybil(path=str(Path(path).parent))
+    document = sybil.parse(Path(path))
+    sybil.setup(document.namespace)
+    failures: list[str] = []
+    count = 0
+    try:
+        for example in document:
+            count += 1
+            try:
+                example.evaluate()
+            except Exception as exc:  # SybilFailure or what the snippet raised
+                message = str(exc).strip() or type(exc).__name__
+                failures.append(f"{path}:{example.line}: {type(exc).__name__}: {message}")
+    finally:
+        sybil.teardown(document.namespace)
+    return count, failures

@@ -1,0 +1,178 @@
+"""The built site: both languages, the seed's facts and commands, no external requests,
+language switching, search, translation notices and safe builds."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from macros.check import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+FACTS = yaml.safe_load((Path(__file__).parent / "corpus" / "seed_facts.yaml").read_text())
+LANGS = {"en": "", "ko": "ko/"}
+
+
+def page_html(site: Path, lang: str, page: str = "models/kimi-k3/") -> str:
+    return (site / LANGS[lang] / page / "index.html").read_text(encoding="utf-8")
+
+
+def visible_text(doc: str) -> str:
+    doc = re.sub(r"<(script|style)\b.*?</\1>", " ", doc, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", doc))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_seed_fact_is_on_the_page(built_site, lang):
+    text = visible_text(page_html(built_site, lang))
+    missing = [fact for fact in FACTS["text"] if str(fact) not in text]
+    assert not missing, f"{lang}: missing {missing}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", [k for k in FACTS["commands"] if not k.endswith("example")])
+def test_every_seed_command_is_on_the_page(built_site, db, lang, name):
+    md = (built_site / LANGS[lang] / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    catalogs = {"server": db.catalog, "router": db.router_catalog}
+    [want] = parse(FACTS["commands"][name], catalogs)
+    blocks = re.findall(r"```(?:bash|shell)[^\n]*\n(.*?)```", md, re.S)
+    found = [cmd for block in blocks for cmd in parse(block, catalogs)]
+    assert found, "no commands on the page"
+
+    def covers(cmd):
+        flags = dict(cmd.flags)
+        return cmd.program == want.program and all(flags.get(n) == v for n, v in want.flags) \
+            and all(e in cmd.env for e in want.env)
+    assert any(covers(c) for c in found), f"{name} is not on the {lang} page"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["reasoning-example", "tool-example"])
+def test_seed_python_examples_are_on_the_page(built_site, lang, name):
+    md = (built_site / LANGS[lang] / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    assert FACTS["commands"][name] in md
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_raw_jinja_and_badges_rendered(built_site, lang):
+    doc = page_html(built_site, lang)
+    assert "{{" not in visible_text(doc) and "{%" not in visible_text(doc)
+    assert doc.count('class="recipe-badge recipe-badge--verified"') >= 2
+    assert 'class="tabbed-set' in doc  # content tabs
+    assert "md-clipboard" in doc or "content.code.copy" in doc  # copy buttons enabled
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_external_fonts_scripts_or_styles(built_site, lang):
+    doc = page_html(built_site, lang)
+    for tag, attr in (("script", "src"), ("link", "href"), ("img", "src")):
+        for m in re.finditer(rf"<{tag}\b[^>]*\b{attr}=\"([^\"]+)\"", doc):
+            url = m.group(1)
+            if tag == "link" and re.search(r'rel="(alternate|canonical)"', m.group(0)):
+                continue
+            assert not re.match(r"(https?:)?//", url), f"external {tag}: {url}"
+    assert "fonts.googleapis" not in doc and "fonts.gstatic" not in doc
+
+
+def test_language_switch_lands_on_the_same_page(built_site):
+    en = page_html(built_site, "en")
+    ko = page_html(built_site, "ko")
+    to_ko = re.search(r'<a href="([^"]+)" hreflang="ko"', en).group(1)
+    to_en = re.search(r'<a href="([^"]+)" hreflang="en"', ko).group(1)
+    base_en = built_site / "models" / "kimi-k3"
+    base_ko = built_site / "ko" / "models" / "kimi-k3"
+    assert (base_en / to_ko).resolve() == (built_site / "ko/models/kimi-k3").resolve()
+    assert (base_ko / to_en).resolve() == (built_site / "models/kimi-k3").resolve()
+
+
+@pytest.mark.parametrize("lang,word", [("en", "DCP"), ("ko", "서버")])
+def test_search_index_finds_the_kimi_page(built_site, lang, word):
+    index = json.loads((built_site / LANGS[lang] / "search" / "search_index.json").read_text())
+    hits = {d["location"].split("#")[0] for d in index["docs"] if word in d["text"] + d["title"]}
+    assert "models/kimi-k3/" in hits
+    assert lang in index["config"]["lang"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_machine_readable_outputs(built_site, lang):
+    root = built_site / LANGS[lang]
+    llms = (root / "llms.txt").read_text(encoding="utf-8")
+    assert "models/kimi-k3/index.md" in llms
+    md = (root / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    assert "sglang serve" in md and "{{" not in md
+    export = json.loads((root / f"assets/recipes/kimi-k3.{lang}.json").read_text())
+    assert export["lang"] == lang and len(export["cells"]) == 50
+
+
+def _project_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    for name in ("mkdocs.yml", "mkdocs.ko.yml"):
+        shutil.copy(ROOT / name, root / name)
+    for name in ("docs", "overrides"):
+        shutil.copytree(ROOT / name, root / name)
+    (root / "macros").symlink_to(ROOT / "macros")
+    return root
+
+
+def test_missing_and_outdated_translations_get_notices(tmp_path):
+    from macros.build import build_site
+
+    root = _project_copy(tmp_path)
+    (root / "docs/ko/guides/translate.md").unlink()
+    en_index = root / "docs/en/index.md"
+    en_index.write_text(en_index.read_text() + "\nA new English sentence.\n")
+    site = build_site(out=root / "site", root=root, quiet=True)
+    translate = visible_text((site / "ko/guides/translate/index.html").read_text())
+    assert "아직 한국어로 번역되지 않았" in translate or "번역되지 않" in translate
+    home = visible_text((site / "ko/index.html").read_text())
+    assert "A new English sentence." not in home
+    from macros.database import cached_database
+
+    outdated = cached_database().t("ko", "ui.outdated")
+    assert outdated in home
+    current = visible_text((site / "ko/models/kimi-k3/index.html").read_text())
+    assert outdated not in current
+
+
+def test_a_failed_build_leaves_the_previous_site_intact(tmp_path):
+    from macros.build import BuildFailed, build_site
+
+    root = _project_copy(tmp_path)
+    site = build_site(out=root / "site", root=root, quiet=True)
+    before = (site / "models/kimi-k3/index.html").read_text()
+    page = root / "docs/en/models/kimi-k3.md"
+    page.write_text(page.read_text() + '\n{{ command("kimi-k3", "b300", "prefill", "balanced") }}\n')
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=root / "site", root=root, quiet=True)
+    assert "'balanced' is not a strategy" in str(exc.value)
+    assert (site / "models/kimi-k3/index.html").read_text() == before
+    assert not [p for p in (root / ".build").iterdir() if p.name.startswith("site-")]
+
+
+def test_a_broken_internal_link_fails_the_build(tmp_path):
+    from macros.build import BuildFailed, build_site
+
+    root = _project_copy(tmp_path)
+    page = root / "docs/en/index.md"
+    page.write_text(page.read_text() + "\n[nowhere](models/no-such-page.md)\n")
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=root / "site", root=root, quiet=True)
+    assert "no-such-page.md" in str(exc.value)
+
+
+def test_a_broken_anchor_fails_the_build(tmp_path):
+    from macros.build import BuildFailed, build_site
+
+    root = _project_copy(tmp_path)
+    page = root / "docs/en/index.md"
+    page.write_text(page.read_text() + "\n[gone](models/kimi-k3.md#no-such-anchor)\n")
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=root / "site", root=root, quiet=True)
+    assert "no-such-anchor" in str(exc.value)
