@@ -1,0 +1,113 @@
+"""The `recipes` CLI contract: output shapes, exit codes and messages, never a traceback."""
+
+from __future__ import annotations
+
+import json
+
+from macros import render
+from macros.resolve import resolve
+
+
+def test_command_text_is_exactly_what_the_page_shows(cli, db):
+    r = cli("command", "kimi-k3", "--hw", "b300", "--role", "unified", "--strategy", "balanced")
+    assert r.code == 0
+    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {})
+    assert r.out == render.command_text(db, db.model("kimi-k3"), res, "en") + "\n"
+
+
+def test_command_json_has_the_contract_keys(cli):
+    r = cli("command", "kimi-k3", "--hw", "gb200", "--role", "decode", "--strategy", "balanced",
+            "--set", "hicache=l3", "--format", "json")
+    assert r.code == 0
+    data = r.json()
+    for key in ("status", "env", "flags", "command", "router", "diagnostics", "effective", "ratio"):
+        assert key in data
+    assert data["status"] == "in-progress"
+    assert data["env"] == ["SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=0",
+                           "SGLANG_HICACHE_MOONCAKE_CONFIG_PATH=<mooncake.json>"]
+    assert "--hicache-storage-backend mooncake" in data["flags"]
+    assert data["router"].startswith("python3 -m sglang_router.launch_router")
+    assert isinstance(data["ratio"], float)
+    assert {"severity", "rule", "message", "flags"} <= set(data["diagnostics"][0])
+    assert {"knob", "value", "source"} <= set(data["effective"][0])
+
+
+def test_command_in_korean_translates_hints_and_labels(cli):
+    r = cli("command", "kimi-k3", "--hw", "b300", "--role", "decode", "--strategy", "balanced",
+            "--lang", "ko", "--format", "json")
+    data = r.json()
+    assert data["command"].startswith("# PD 역할")
+    assert data["status_label"] == "Final Verification In Progress"
+    assert any("48" in d["message"] for d in data["diagnostics"])
+
+
+def test_text_output_prints_the_router_after_the_command(cli):
+    r = cli("command", "kimi-k3", "--hw", "b300", "--role", "prefill", "--strategy", "default")
+    assert "\n\n# Router\npython3 -m sglang_router.launch_router \\\n" in r.out
+
+
+def test_impossible_selection_is_an_error_naming_what_is_possible(cli):
+    r = cli("command", "kimi-k3", "--hw", "a3", "--role", "prefill", "--strategy", "default")
+    assert r.code == 1
+    assert r.out == ""
+    assert "role 'prefill' is not available on a3" in r.err and "(available: unified)" in r.err
+    assert "Traceback" not in r.err
+
+
+def test_bad_set_syntax_and_unknown_model(cli):
+    r = cli("command", "kimi-k3", "--hw", "b300", "--role", "unified", "--strategy", "balanced",
+            "--set", "spec")
+    assert r.code == 1 and "--set expects KEY=VALUE" in r.err
+    r = cli("command", "kimi-k4", "--hw", "b300", "--role", "unified", "--strategy", "balanced")
+    assert r.code == 1 and "unknown model 'kimi-k4' (did you mean 'kimi-k3'?" in r.err
+
+
+def test_missing_required_option_is_a_usage_error(cli):
+    r = cli("command", "kimi-k3", "--hw", "b300")
+    assert r.code == 2 and "--role" in r.err
+
+
+def test_calc_prints_inputs_and_a_row_per_length(cli):
+    r = cli("calc", "kimi-k3", "--hw", "b300", "--role", "unified", "--strategy", "balanced",
+            "--avg-len", "11264", "--avg-len", "22528")
+    assert r.code == 0
+    assert "attention TP 8" in r.out and "DCP 8" in r.out
+    assert "L=  11264  --mamba-full-memory-ratio 5.13" in r.out
+    assert "L=  22528  --mamba-full-memory-ratio 2.57" in r.out
+
+
+def test_calc_says_when_it_does_not_apply(cli):
+    r = cli("calc", "kimi-k3", "--hw", "a3", "--role", "unified", "--strategy", "balanced",
+            "--format", "json")
+    assert r.json()["applicable"] is False
+
+
+def test_export_is_compact_json_with_the_language_text(cli, tmp_path):
+    out = tmp_path / "k3.json"
+    r = cli("export", "kimi-k3", "--lang", "ko", "--out", str(out))
+    assert r.code == 0
+    data = json.loads(out.read_text())
+    assert data["lang"] == "ko"
+    assert data["text"]["status.verified"] == "Verified"
+    assert data["text"]["role.decode"] == "Decode"
+    assert "--kv-cache-dtype" in data["catalog"]["flags"]
+    assert len(data["cells"]) == 50 and len(data["axes"]) >= 30
+
+
+def test_i18n_check_passes_on_the_repository(cli):
+    r = cli("i18n-check")
+    assert r.code == 0, r.out
+    assert "0 contract error(s), 0 translation to-do(s)" in r.err
+
+
+def test_unexpected_bugs_are_reported_without_a_traceback(cli, monkeypatch):
+    import macros.cli as cli_module
+
+    def boom(args):
+        raise KeyError("x")
+    monkeypatch.setattr(cli_module, "cmd_validate", boom)
+    parser = cli_module.build_parser()
+    parser._subparsers._group_actions[0].choices["validate"].set_defaults(func=boom)
+    monkeypatch.setattr(cli_module, "build_parser", lambda: parser)
+    r = cli("validate")
+    assert r.code == 3 and r.err.startswith("internal error: KeyError") and "Traceback" not in r.err
