@@ -303,6 +303,8 @@ def _sum(tokens, lookup):
 
 def fill(text: str, lookup) -> str:
     """Replace every ``{expression}`` in ``text`` (``{{PLACEHOLDER}}`` is left alone)."""
+    if "{" not in text:
+        return text
     def one(m: re.Match) -> str:
         v = eval_expr(m.group(1), lookup)
         if isinstance(v, float) and v == int(v):

@@ -8,6 +8,7 @@ format text for readers (``render.py``) or parse shell text (``check.py``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,6 +131,7 @@ class _State:
     nodes: int = 1
     not_applicable: list[str] = field(default_factory=list)
     _flag_cache: Any = None
+    _ratio_cache: Any = None
 
     # -- conditions.Context
     def value(self, key: str) -> Any:
@@ -177,11 +179,16 @@ class _State:
         return None
 
     def ratio_value(self) -> float | None:
-        if self.calc_reason() is not None:
-            return None
-        c = self.model.info.calculator
-        inputs = calculator.read_inputs(self.flags(), dict(self.env_items), self.role, c)
-        return calculator.ratio(inputs, self.avg_len, c)
+        cached = self._ratio_cache
+        if cached is not None and cached[0] is self.toks and cached[1] is self.env_items:
+            return cached[2]
+        value = None
+        if self.calc_reason() is None:
+            c = self.model.info.calculator
+            inputs = calculator.read_inputs(self.flags(), dict(self.env_items), self.role, c)
+            value = calculator.ratio(inputs, self.avg_len, c)
+        self._ratio_cache = (self.toks, self.env_items, value)
+        return value
 
     # -- {expression} names
     def lookup(self, name: str) -> Any:
@@ -252,8 +259,23 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
     # Pick every axis first (gates read the cell and earlier picks), then edit the command, so
     # a transform may depend on any pick, earlier or later.
     axis_states: list[AxisState] = []
+    deps = _axis_deps(model)
+    cache = model.__dict__.setdefault("_pick_cache", {})
+    if len(cache) > 200_000:
+        cache.clear()
     for axis in model.axes:
-        state = _pick_axis(st, axis, picks.get(axis.id), strict)
+        wanted = picks.get(axis.id)
+        # An axis's state depends only on the cell and the picks its gates read: memoize.
+        key = (hw, role, strategy, axis.id, wanted, strict,
+               tuple(st.picks.get(k) for k in deps[axis.id]))
+        hit = cache.get(key)
+        if hit is None:
+            before = len(st.not_applicable)
+            state = _pick_axis(st, axis, wanted, strict)
+            hit = cache[key] = (state, len(st.not_applicable) > before)
+        elif hit[1]:
+            st.not_applicable.append(axis.id)
+        state = hit[0]
         axis_states.append(state)
         st.picks[axis.id] = state.value
     if st.not_applicable:
@@ -263,6 +285,24 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
                                       f"other settings chosen (settings that apply: {applies})")
                               for a in st.not_applicable])
     return st, axis_states
+
+
+def _axis_deps(model: Model) -> dict[str, tuple[str, ...]]:
+    """For each axis, the other axes its visibility, default and gates read."""
+    deps = model.__dict__.get("_axis_deps")
+    if deps is None:
+        axis_ids = set(model.axis_index)
+        deps = {}
+        for axis in model.axes:
+            keys = conditions.referenced_keys(axis.show_when)
+            for rule in axis.default_by:
+                keys |= conditions.referenced_keys(rule.when)
+            for g in model.rules.gates:
+                if axis.id in g.disable or axis.id in g.hide:
+                    keys |= conditions.referenced_keys(g.when)
+            deps[axis.id] = tuple(sorted(keys & axis_ids))
+        model.__dict__["_axis_deps"] = deps
+    return deps
 
 
 # --- selection -----------------------------------------------------------------------------
@@ -323,6 +363,17 @@ def _reason_text(db: Database, model: Model, reason: str | None) -> str:
 
 
 def _pick_cell(db, model, hw, role, strategy, picks, strict):
+    cache = model.__dict__.setdefault("_cell_cache", {})
+    key = (hw, role, strategy, strict)
+    if key in cache:
+        return cache[key]
+    result = _pick_cell_uncached(db, model, hw, role, strategy, strict)
+    if hw in model.info.hardware:  # only cache real hardware ids (the key space stays small)
+        cache[key] = result
+    return result
+
+
+def _pick_cell_uncached(db, model, hw, role, strategy, strict):
     hws = list(model.info.hardware)
     if hw not in hws:
         if strict:
@@ -434,10 +485,14 @@ def _transform_index(model: Model) -> dict[tuple[str, str], list]:
 
 
 def _apply_option(st: _State, axis: Axis, option) -> None:
+    bound = _transform_index(st.model).get((axis.id, option.id), ())
+    if not bound and not (option.strip or option.add or option.env or option.strip_env
+                          or option.hints):
+        return  # "inherit"/"auto"/"off" options change nothing
     strip, add, env = list(option.strip), list(option.add), list(option.env)
     strip_env, hints = list(option.strip_env), list(option.hints)
     nodes = None
-    for t in _transform_index(st.model).get((axis.id, option.id), ()):
+    for t in bound:
         if conditions.evaluate(t.when, st) is True:
             strip += t.strip
             add += t.add
@@ -528,10 +583,13 @@ def _placeholders(st: _State, model_name: str) -> dict[str, str]:
     return values
 
 
+_PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
+
+
 def _fill(text: str, values: dict[str, str]) -> str:
-    for key, value in values.items():
-        text = text.replace("{{" + key + "}}", value)
-    return text
+    if "{{" not in text:
+        return text
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
