@@ -1,0 +1,242 @@
+"""Benchmarks for the docs team (`make bench`), printed as a table. Not part of the tests.
+
+(a) full two-language build against a plain Material build of the same pages with every macro
+    already expanded (the overhead ratio; same run, several repeats, median);
+(b) build time and peak memory for synthetic databases of 1, 10 and 50 models;
+(c) time to resolve and check every reachable selection of one model;
+(d) Playground payload per page (gzip) and click-to-command time (needs Chromium).
+
+Every build runs in a fresh subprocess so times include start-up and memory is per build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+
+
+_PEAK = ";import resource as _r; print('PEAK', _r.getrusage(_r.RUSAGE_SELF).ru_maxrss)"
+
+
+def run_child(code: str, cwd: Path) -> tuple[float, int]:
+    """Run ``code`` in a fresh Python; return (wall seconds, that process's peak RSS in MiB)."""
+    start = time.perf_counter()
+    proc = subprocess.run([PY, "-c", code + _PEAK], cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark step failed:\n{proc.stdout}\n{proc.stderr}")
+    peak_kib = int(re.search(r"^PEAK (\d+)$", proc.stdout, re.M).group(1))
+    return elapsed, peak_kib // 1024
+
+
+def _project(tmp: Path) -> Path:
+    root = tmp / "project"
+    root.mkdir()
+    for name in ("mkdocs.yml", "mkdocs.ko.yml", "pyproject.toml"):
+        shutil.copy(ROOT / name, root / name)
+    for name in ("docs", "overrides", "recipes"):
+        shutil.copytree(ROOT / name, root / name)
+    shutil.copytree(ROOT / "macros", root / "macros")
+    return root
+
+
+BUILD = ("import sys; sys.path.insert(0, '.');"
+         "from macros.build import build_site; from pathlib import Path;"
+         "build_site(out=Path('site'), root=Path('.'), quiet=True)")
+
+
+def plain_material(root: Path, tmp: Path) -> Path:
+    """The same pages, macros already expanded, as a plain Material project (no macros, no
+    hooks, no Playground assets)."""
+    plain = tmp / "plain"
+    for lang, src in (("en", root / "site"), ("ko", root / "site" / "ko")):
+        docs = plain / "docs" / lang
+        for md in src.rglob("index.md"):
+            rel = md.relative_to(src)
+            if lang == "en" and rel.parts[0] == "ko":
+                continue
+            page = rel.parent.as_posix()
+            target = docs / ("index.md" if page == "." else page + ".md")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(md.read_text(encoding="utf-8"), encoding="utf-8")
+    import yaml
+
+    base = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    for key in ("hooks", "extra_css", "extra_javascript", "nav"):
+        base.pop(key, None)
+    base["theme"].pop("custom_dir", None)
+    base["plugins"] = [p for p in base["plugins"] if not (isinstance(p, dict) and "macros" in p)]
+    base["extra"].pop("alternate", None)
+    base["strict"] = False
+    for name, lang, site in (("mkdocs.yml", "en", "site"), ("mkdocs.ko.yml", "ko", "site/ko")):
+        cfg = json.loads(json.dumps(base))
+        cfg["docs_dir"], cfg["site_dir"] = f"docs/{lang}", site
+        cfg["theme"]["language"] = lang
+        if lang == "ko":
+            cfg["plugins"] = [{"search": {"lang": ["ko", "en"]}}]
+        (plain / name).write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
+    return plain
+
+
+PLAIN_BUILD = ("from mkdocs.commands.build import build; from mkdocs.config import load_config;"
+               "build(load_config('mkdocs.yml', strict=False));"
+               "build(load_config('mkdocs.ko.yml', strict=False))")
+
+
+def bench_overhead(repeats: int) -> dict:
+    with tempfile.TemporaryDirectory() as t:
+        tmp = Path(t)
+        root = _project(tmp)
+        run_child(BUILD, root)  # warm caches, and produce the expanded pages
+        plain = plain_material(root, tmp)
+        ours, theirs = [], []
+        for _ in range(repeats):
+            ours.append(run_child(BUILD, root)[0])
+            theirs.append(run_child(PLAIN_BUILD, plain)[0])
+        a, b = statistics.median(ours), statistics.median(theirs)
+        return {"ours_s": a, "plain_s": b, "ratio": a / b}
+
+
+def _synthetic(root: Path, count: int) -> None:
+    """Add ``count - 1`` copies of the Kimi-K3 model (and its page) under new ids."""
+    src = root / "recipes" / "kimi-k3"
+    for i in range(1, count):
+        mid = f"model-{i:02d}"
+        dst = root / "recipes" / mid
+        shutil.copytree(src, dst)
+        model = dst / "model.yaml"
+        model.write_text(model.read_text().replace("id: kimi-k3", f"id: {mid}", 1))
+        for lang in ("en", "ko"):
+            page = root / "docs" / lang / "models" / "kimi-k3.md"
+            text = page.read_text().replace('"kimi-k3"', f'"{mid}"')
+            (root / "docs" / lang / "models" / f"{mid}.md").write_text(text)
+
+
+def bench_models(sizes: list[int]) -> list[dict]:
+    rows = []
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as t:
+            root = _project(Path(t))
+            _synthetic(root, n)
+            seconds, peak = run_child(BUILD, root)
+            rows.append({"models": n, "build_s": seconds, "peak_mib": peak})
+    return rows
+
+
+SELECTIONS = """
+import json, time, sys
+sys.path.insert(0, '.')
+from macros.database import load_database
+from macros.resolve import resolve
+from macros.selections import deployment_selections, split
+t0 = time.perf_counter(); db = load_database(); t1 = time.perf_counter()
+sels = list(deployment_selections(db, 'kimi-k3')); t2 = time.perf_counter()
+errors = 0
+for s in sels:
+    res = resolve(db, 'kimi-k3', *split(s))
+    errors += sum(d.severity.value == 'error' for d in res.diagnostics)
+t3 = time.perf_counter()
+print(json.dumps({'load_s': t1 - t0, 'enumerate_s': t2 - t1, 'resolve_check_s': t3 - t2,
+                  'selections': len(sels), 'errors': errors}))
+"""
+
+
+def bench_selections() -> dict:
+    proc = subprocess.run([PY, "-c", SELECTIONS], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(proc.stderr)
+    return json.loads(proc.stdout)
+
+
+def bench_payload() -> dict:
+    sys.path.insert(0, str(ROOT))
+    from macros.database import load_database
+    from macros.export import export_model
+
+    db = load_database()
+    js = (ROOT / "overrides/assets/recipes/playground.js").read_bytes()
+    css = (ROOT / "overrides/assets/recipes/playground.css").read_bytes()
+    out = {"js_bytes": len(js), "js_gzip": len(gzip.compress(js, 9)),
+           "css_gzip": len(gzip.compress(css, 9))}
+    for lang in ("en", "ko"):
+        data = json.dumps(export_model(db, "kimi-k3", lang), ensure_ascii=False,
+                          separators=(",", ":"), sort_keys=True).encode()
+        out[f"json_{lang}_bytes"] = len(data)
+        out[f"json_{lang}_gzip"] = len(gzip.compress(data, 9))
+    return out
+
+
+def bench_click(site_root: Path | None = None) -> dict | None:
+    if not Path("/usr/bin/chromium").exists():
+        return None
+    script = ROOT / "bench" / "click.py"
+    if not script.exists():
+        return None
+    proc = subprocess.run([PY, str(script)], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    return json.loads(proc.stdout)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--models", default="1,10,50")
+    ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
+    args = ap.parse_args()
+    repeats = 1 if args.quick else args.repeats
+    sizes = [1, 10] if args.quick else [int(x) for x in args.models.split(",")]
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}", flush=True)
+    print("(a) build overhead against plain Material …", file=sys.stderr, flush=True)
+    a = bench_overhead(repeats)
+    print("(b) builds with 1 / 10 / 50 models …", file=sys.stderr, flush=True)
+    b = bench_models(sizes)
+    print("(c) every reachable selection …", file=sys.stderr, flush=True)
+    c = bench_selections()
+    print("(d) Playground payload and click time …", file=sys.stderr, flush=True)
+    d = bench_payload()
+    click = bench_click()
+    print()
+    print("| measurement | value |")
+    print("|---|---|")
+    print(f"| (a) two-language build, ours (median of {repeats}) | {a['ours_s']:.2f} s |")
+    print(f"| (a) same pages, plain Material | {a['plain_s']:.2f} s |")
+    print(f"| (a) overhead ratio | {a['ratio']:.2f} |")
+    for row in b:
+        print(f"| (b) build with {row['models']} model(s) | {row['build_s']:.1f} s, peak "
+              f"{row['peak_mib']} MiB |")
+    if len(b) >= 2:
+        per = (b[-1]["build_s"] - b[0]["build_s"]) / (b[-1]["models"] - b[0]["models"])
+        print(f"| (b) marginal cost per extra model | {per:.2f} s |")
+    print(f"| (c) load database | {c['load_s'] * 1000:.0f} ms |")
+    print(f"| (c) enumerate {c['selections']} selections | {c['enumerate_s']:.2f} s |")
+    print(f"| (c) resolve + check all of them | {c['resolve_check_s']:.2f} s "
+          f"({c['resolve_check_s'] / c['selections'] * 1000:.2f} ms each, {c['errors']} errors) |")
+    print(f"| (d) playground.js | {d['js_bytes']:,} B ({d['js_gzip']:,} B gzip) |")
+    for lang in ("en", "ko"):
+        print(f"| (d) kimi-k3.{lang}.json | {d[f'json_{lang}_bytes']:,} B "
+              f"({d[f'json_{lang}_gzip']:,} B gzip) |")
+    print(f"| (d) JS + JSON per page (gzip) | {d['js_gzip'] + d['css_gzip'] + d['json_en_gzip']:,} B |")
+    if click:
+        for key, value in click.items():
+            print(f"| (d) {key} | {value} |")
+    else:
+        print("| (d) click-to-command | skipped (Chromium not installed) |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
