@@ -7,6 +7,7 @@ error a maintainer can see (``file:line:col: what (valid choices)``). Must not c
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from . import conditions, yamlfile
 from .catalog import Catalog, FlagSpec, value_problem
 from .errors import Problem, RecipeError, choices_hint
-from .flags import Flag, parse_flag_text
+from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
 from .schema import (AxesFile, Axis, BenchmarksFile, Cell, CellsFile, HardwareFile, ModelFile,
                      Platform, RulesFile)
 
@@ -173,12 +174,21 @@ def load_database(root: Path | str = RECIPES) -> Database:
             models[model.id] = model
     if out.problems:
         raise RecipeError(out.problems)
+    for model in models.values():  # placeholders the reader fills in print unquoted
+        texts = list(model.info.placeholders.values()) + list(model.info.pd.router.flags)
+        for text in texts:
+            READER_PLACEHOLDERS.update(re.findall(r"<[a-z0-9][a-z0-9.-]*>", text))
     return Database(root, platforms, catalog, router, shared_text, models)
 
 
+def cached_database(root: str | None = None) -> Database:
+    """One load per process for the mkdocs build and the test-suite. ``RECIPES_ROOT`` points
+    a build at another recipes folder (tests with hostile data, benchmarks)."""
+    return _cached(root or os.environ.get("RECIPES_ROOT") or str(RECIPES))
+
+
 @lru_cache(maxsize=4)
-def cached_database(root: str = str(RECIPES)) -> Database:
-    """One load per process for the mkdocs build and the test-suite."""
+def _cached(root: str) -> Database:
     return load_database(Path(root))
 
 

@@ -11,15 +11,25 @@ import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 
-# Values made only of these characters are printed bare. '<' and '>' are kept bare on purpose:
-# '<node0-ip>' style placeholders are for the reader to replace, as on the upstream page.
-_BARE = re.compile(r"^[A-Za-z0-9_@%+=:,./<>{}-]+$")
+# Values made only of these characters are printed bare.
+_BARE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
+# Reader placeholders such as <node0-ip>:20000 stay bare on purpose (the reader replaces them,
+# as the upstream page shows them). Only placeholders the database declares qualify; the
+# loader registers them here.
+READER_PLACEHOLDERS: set[str] = set()
+_ANGLE = re.compile(r"<[^<>]*>")
 
 
 def quote(value: str) -> str:
-    """Shell-quote ``value`` unless it is made of plainly safe characters."""
-    if value and _BARE.match(value) and not value.startswith(("{", "}")):
+    """Shell-quote ``value`` unless it is plainly safe or holds only declared placeholders."""
+    if value and _BARE.match(value):
         return value
+    if value and "<" in value:
+        tokens = _ANGLE.findall(value)
+        rest = _ANGLE.sub("", value)
+        if tokens and all(t in READER_PLACEHOLDERS for t in tokens) \
+                and (not rest or _BARE.match(rest)):
+            return value
     return shlex.quote(value)
 
 

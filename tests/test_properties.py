@@ -1,0 +1,126 @@
+"""Property tests (hypothesis): the checker never crashes, resolution is deterministic and
+independent of YAML key order, printed commands round-trip, the calculator is monotonic."""
+
+from __future__ import annotations
+
+import random
+import shlex
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from macros import calculator, render
+from macros.check import check_text, parse
+from macros.flags import Flag, quote
+from macros.resolve import resolve
+from macros.selections import sample_playground, split
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+_words = st.sampled_from(["sglang", "serve", "python3", "-m", "sglang.launch_server",
+                          "sglang_router.launch_router", "--tp-size", "8", "--tp", "--pp",
+                          "--kv-cache-dtype", "fp8", "--enable-symm-mem", "--dcp-size", "\\",
+                          "\n", "#", "'", '"', "=", "SGLANG_USE_AITER=1", "--prefill",
+                          "http://h:1", "--model-path", "m", "--", "-", "$(x)", ";", "|"])
+
+
+@SETTINGS
+@given(text=st.text(max_size=300))
+def test_checker_never_crashes_on_any_text(db, text):
+    for finding in check_text(db, text, hw="b300"):
+        assert finding.severity.value in ("error", "warning", "info")
+
+
+@SETTINGS
+@given(words=st.lists(_words, max_size=40))
+def test_checker_never_crashes_on_command_like_text(db, words):
+    check_text(db, " ".join(words), model_id="kimi-k3", hw="a3", role="decode")
+
+
+@SETTINGS
+@given(value=st.text(min_size=1, max_size=40).filter(lambda s: "\x00" not in s))
+def test_any_flag_value_is_quoted_so_the_shell_reads_it_back(db, value):
+    text = Flag("--model-path", (value,)).text()
+    assert shlex.split(text) == ["--model-path", value]
+
+
+@pytest.fixture(scope="module")
+def sample(db):
+    return sample_playground(db, "kimi-k3", 120, seed=3)
+
+
+def test_resolution_is_deterministic_and_round_trips(db, sample):
+    model = db.model("kimi-k3")
+    catalogs = {"server": db.catalog, "router": db.router_catalog}
+    for sel in sample:
+        a = resolve(db, "kimi-k3", *split(sel))
+        b = resolve(db, "kimi-k3", *split(dict(reversed(list(sel.items())))))
+        assert a == b
+        printed = render.command_text(db, model, a, "en")
+        [cmd] = parse(printed, catalogs)
+        assert [(n, v) for n, v in cmd.flags] == [(f.name, f.values) for f in a.flags]
+        assert [f"{k}={v}" for k, v in cmd.env] == a.env
+
+
+def test_resolution_does_not_depend_on_yaml_key_order(db, recipes_copy, sample):
+    """Shuffle the keys of every mapping in the model's files: same commands."""
+    from macros.database import load_database
+
+    rng = random.Random(5)
+
+    def shuffle(node):
+        if isinstance(node, dict):
+            items = list(node.items())
+            rng.shuffle(items)
+            return {k: shuffle(v) for k, v in items}
+        if isinstance(node, list):
+            return [shuffle(v) for v in node]
+        return node
+
+    for path in (recipes_copy / "kimi-k3").glob("*.yaml"):
+        if path.name.startswith("text."):
+            continue
+        data = yaml.safe_load(path.read_text())
+        path.write_text(yaml.safe_dump(shuffle(data), allow_unicode=True, sort_keys=False))
+    shuffled = load_database(recipes_copy)
+    for sel in sample[:60]:
+        a = resolve(db, "kimi-k3", *split(sel))
+        b = resolve(shuffled, "kimi-k3", *split(sel))
+        assert a.flag_texts == b.flag_texts and a.env == b.env and a.ratio == b.ratio
+        assert [d.rule for d in a.diagnostics] == [d.rule for d in b.diagnostics]
+
+
+@SETTINGS
+@given(short=st.integers(1, 10**6), extra=st.integers(1, 10**6))
+def test_ratio_falls_as_requests_get_longer(db, short, extra):
+    c = db.model("kimi-k3").info.calculator
+    inputs = calculator.read_inputs({"--tp-size": ("8",), "--dcp-size": ("8",)}, {}, "unified", c)
+    assert calculator.ratio(inputs, short + extra, c) < calculator.ratio(inputs, short, c)
+
+
+@SETTINGS
+@given(tp=st.sampled_from(["1", "2", "4", "8", "16", "32"]), dcp=st.sampled_from(["1", "8", "16"]),
+       length=st.integers(256, 10**6), role=st.sampled_from(["unified", "prefill", "decode"]))
+def test_ratio_moves_with_the_dtypes_as_the_formula_says(db, tp, dcp, length, role):
+    c = db.model("kimi-k3").info.calculator
+    base = {"--tp-size": (tp,), "--dcp-size": (dcp,)}
+
+    def r(**extra):
+        flags = dict(base)
+        flags.update({k: (v,) for k, v in extra.items()})
+        return calculator.ratio(calculator.read_inputs(flags, {}, role, c), length, c)
+    plain = r()
+    assert r(**{"--kv-cache-dtype": "fp8_e4m3"}) == pytest.approx(plain * 2)  # KV bytes halve
+    assert r(**{"--mamba-ssm-dtype": "bfloat16"}) < plain  # the SSM part halves
+    assert r(**{"--mamba-ssm-dtype": "bfloat16"}) > plain / 2  # the conv part does not
+
+
+def test_quote_keeps_reader_placeholders_bare(db):
+    assert quote("<node0-ip>:20000") == "<node0-ip>:20000"
+    assert quote('{"a": 1}') == "'{\"a\": 1}'"
+    assert quote("a b") == "'a b'"
+    assert quote("$(rm -rf /)") == "'$(rm -rf /)'"
+    assert quote("<script>") == "'<script>'"
