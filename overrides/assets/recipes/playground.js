@@ -1,0 +1,1434 @@
+/* The Recipe Playground: composes an SGLang command in the browser from a model's JSON export
+ * (macros/export.py), with the same algorithm as the Python engine.
+ *
+ * Part 1 is a pure interpreter with no DOM access; Node loads it for the parity test
+ * (tests/js/parity.mjs), which proves it prints what `recipes command` prints for every
+ * reachable selection. It mirrors, function by function:
+ *   macros/conditions.py  evaluate, fill, evalExpr (three-valued conditions, {expression})
+ *   macros/flags.py       quote, parseFlagText
+ *   macros/calculator.py  readInputs, ratio, fmt
+ *   macros/resolve.py     compose (= resolve(..., strict=False)), effective configuration
+ *   macros/check.py       catalog and rule findings for the generated command
+ *   macros/render.py      commandText, routerText
+ * Part 2 is a thin DOM layer: controls, output blocks, copy buttons and the URL hash. It builds
+ * every node with createElement/textContent and makes no request beyond the page's own JSON.
+ */
+(function () {
+  'use strict';
+
+  // ===== Part 1: the interpreter ==============================================================
+
+  // --- Python value semantics (str(), float(), int(), round()) ---
+
+  function pyStr(v) {
+    if (v === null || v === undefined) return 'None';
+    if (v === true) return 'True';
+    if (v === false) return 'False';
+    return String(v);
+  }
+
+  function norm(v) {  // conditions._norm
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (v === null || v === undefined) return 'null';
+    return String(v);
+  }
+
+  function num(v) {  // conditions._num: float(value), or null
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v === 'number') return v;
+    if (typeof v !== 'string') return null;
+    var s = v.trim().replace(/(\d)_(?=\d)/g, '$1');
+    if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(s)) return parseFloat(s);
+    var m = /^([+-]?)(inf|infinity|nan)$/i.exec(s);
+    if (!m) return null;
+    if (m[2].toLowerCase() === 'nan') return NaN;
+    return m[1] === '-' ? -Infinity : Infinity;
+  }
+
+  function pyInt(s) {  // int(str) or null (ValueError)
+    if (typeof s !== 'string' || !/^\s*[+-]?\d+(_\d+)*\s*$/.test(s)) return null;
+    return parseInt(s.replace(/_/g, ''), 10);
+  }
+
+  function roundHalfEven(x) {
+    var f = Math.floor(x), d = x - f;
+    if (d > 0.5) return f + 1;
+    if (d < 0.5) return f;
+    return f % 2 === 0 ? f : f + 1;
+  }
+
+  function toFixedPy(x, digits) {  // f"{x:.{digits}f}": exact binary value, ties to even
+    if (!isFinite(x)) return String(x);
+    var B = BigInt, view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, Math.abs(x));
+    var hi = view.getUint32(0), exp = (hi >>> 20) & 0x7ff;
+    var mant = B(hi & 0xfffff) * B(4294967296) + B(view.getUint32(4));
+    if (exp) mant += B(1) << B(52); else exp = 1;  // normal or subnormal
+    var e = exp - 1075, n = mant * B(10) ** B(digits), q;  // |x| = mant * 2^e exactly
+    if (e >= 0) q = n << B(e);
+    else {
+      var den = B(1) << B(-e), twice = (n % den) * B(2);
+      q = n / den;
+      if (twice > den || (twice === den && q % B(2) === B(1))) q += B(1);
+    }
+    var t = q.toString();
+    while (t.length <= digits) t = '0' + t;
+    if (digits) t = t.slice(0, t.length - digits) + '.' + t.slice(t.length - digits);
+    return (x < 0 || Object.is(x, -0) ? '-' : '') + t;
+  }
+
+  function splitLines(text) {  // str.splitlines()
+    var parts = String(text).split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/);
+    if (parts.length && parts[parts.length - 1] === '') parts.pop();
+    return parts;
+  }
+
+  function has(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
+  function get(obj, key) { return obj && has(obj, key) ? obj[key] : null; }
+  function attr(obj, key) {  // conditions.attr: a known object's absent or null field reads as ""
+    var v = get(obj, key);
+    return v === null || v === undefined ? '' : v;
+  }
+
+  // --- conditions.py ---
+
+  function testValue(actual, spec, ctx) {
+    if (actual === null || actual === undefined) return null;
+    if (Array.isArray(spec)) return spec.some(function (w) { return norm(w) === norm(actual); });
+    if (spec !== null && typeof spec === 'object') {
+      var result = true;
+      for (var op in spec) {
+        var outcome = testOp(actual, op, spec[op], ctx);
+        if (outcome === false) return false;
+        if (outcome === null) result = null;
+      }
+      return result;
+    }
+    return norm(actual) === norm(spec);
+  }
+
+  function testOp(actual, op, want, ctx) {
+    var a = norm(actual);
+    switch (op) {
+      case 'eq': return a === norm(want);
+      case 'ne': return a !== norm(want);
+      case 'ieq': return a.toLowerCase() === norm(want).toLowerCase();
+      case 'in': return want.some(function (w) { return norm(w) === a; });
+      case 'not_in': return !want.some(function (w) { return norm(w) === a; });
+      case 'ne_var':
+        var other = ctx.value(want);
+        return other === null || other === undefined ? null : a !== norm(other);
+    }
+    var x = num(actual), w = num(want);
+    if (x === null || w === null) return false;
+    return op === 'gt' ? x > w : op === 'ge' ? x >= w : op === 'lt' ? x < w : x <= w;
+  }
+
+  function and3(results) {
+    var out = true;
+    for (var i = 0; i < results.length; i++) {
+      if (results[i] === false) return false;
+      if (results[i] === null) out = null;
+    }
+    return out;
+  }
+
+  function evaluate(cond, ctx) {
+    var results = [];
+    for (var key in cond || {}) {
+      var r = clause(key, cond[key], ctx);
+      if (r === false) return false;
+      results.push(r);
+    }
+    return and3(results);
+  }
+
+  var FLAG_KEYS = ['has', 'lacks', 'has_any', 'cell_has', 'cell_lacks', 'flag', 'cell_flag',
+                   'env_has', 'env_has_any', 'env'];
+
+  function clause(key, spec, ctx) {
+    if (key === 'any') {
+      var rs = spec.map(function (c) { return evaluate(c, ctx); });
+      if (rs.indexOf(true) >= 0) return true;
+      return rs.indexOf(null) >= 0 ? null : false;
+    }
+    if (key === 'all') return and3(spec.map(function (c) { return evaluate(c, ctx); }));
+    if (key === 'not') {
+      var r = evaluate(spec, ctx);
+      return r === null ? null : !r;
+    }
+    if (FLAG_KEYS.indexOf(key) >= 0) return flagClause(key, spec, ctx);
+    return testValue(ctx.value(key), spec, ctx);
+  }
+
+  function flagClause(key, spec, ctx) {
+    if (key.indexOf('env') === 0) {
+      var env = ctx.env();
+      if (env === null) return null;
+      if (key === 'env_has') return spec.every(function (n) { return has(env, n); });
+      if (key === 'env_has_any') return spec.some(function (n) { return has(env, n); });
+      return and3(Object.keys(spec).map(function (n) {
+        return has(env, n) ? testValue(env[n], spec[n], ctx) : false;
+      }));
+    }
+    var flags = key.indexOf('cell_') === 0 ? ctx.cellFlags() : ctx.flags();
+    if (flags === null) return null;
+    if (key === 'has' || key === 'cell_has') return spec.every(function (n) { return has(flags, n); });
+    if (key === 'lacks' || key === 'cell_lacks') return !spec.some(function (n) { return has(flags, n); });
+    if (key === 'has_any') return spec.some(function (n) { return has(flags, n); });
+    return and3(Object.keys(spec).map(function (n) {  // flag / cell_flag: a missing flag fails
+      return has(flags, n) ? testValue(flags[n].length ? flags[n][0] : 'true', spec[n], ctx) : false;
+    }));
+  }
+
+  // {expression} templates: integers, + - * / //, parentheses and dotted names.
+  var TOKEN = /\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(\/\/|[-+*/()]))/y;
+  // Python's (?<!\{)\{([^{}]+)\}(?!\}) without lookbehind (older Safari lacks it): a match
+  // with an extra brace on either side is a {{PLACEHOLDER}} and stays as it is.
+  var TEMPLATE = /(\{*)\{([^{}]+)\}(\}*)/g;
+
+  function evalExpr(text, lookup) {
+    var tokens = [], pos = 0;
+    text = text.trim();
+    while (pos < text.length) {
+      TOKEN.lastIndex = pos;
+      var m = TOKEN.exec(text);
+      if (!m || TOKEN.lastIndex === pos) throw new Error("cannot read '" + text.slice(pos) + "'");
+      tokens.push(m[1] ? ['n', m[1]] : m[2] ? ['id', m[2]] : ['op', m[3]]);
+      pos = TOKEN.lastIndex;
+    }
+    if (tokens.length === 1 && tokens[0][0] === 'id') return lookup(tokens[0][1]);
+    var p = { t: tokens, i: 0 };
+    var v = sum(p, lookup);
+    if (p.i < tokens.length) throw new Error("unexpected '" + tokens[p.i][1] + "'");
+    return v;
+  }
+
+  function atom(p, lookup) {
+    var tok = p.t[p.i++];
+    if (!tok) throw new Error('expression ends too early');
+    if (tok[0] === 'n') return parseInt(tok[1], 10);
+    if (tok[0] === 'id') {
+      var v = lookup(tok[1]), n = num(v);
+      if (n === null) throw new Error("'" + tok[1] + "' is not a number here");
+      return n;
+    }
+    if (tok[1] === '(') {
+      var inner = sum(p, lookup);
+      if (!p.t[p.i] || p.t[p.i][1] !== ')') throw new Error("missing ')'");
+      p.i++;
+      return inner;
+    }
+    throw new Error("unexpected '" + tok[1] + "'");
+  }
+
+  function product(p, lookup) {
+    var v = atom(p, lookup);
+    while (p.i < p.t.length && ['*', '/', '//'].indexOf(p.t[p.i][1]) >= 0) {
+      var op = p.t[p.i++][1], w = atom(p, lookup);
+      if (op === '*') v = v * w;
+      else if (w === 0) throw new Error('division by zero');
+      else v = op === '//' ? Math.floor(v / w) : v / w;
+    }
+    return v;
+  }
+
+  function sum(p, lookup) {
+    var v = product(p, lookup);
+    while (p.i < p.t.length && (p.t[p.i][1] === '+' || p.t[p.i][1] === '-')) {
+      var op = p.t[p.i++][1], w = product(p, lookup);
+      v = op === '+' ? v + w : v - w;
+    }
+    return v;
+  }
+
+  function fill(text, lookup) {  // conditions.fill: {{PLACEHOLDER}} is left alone
+    return text.replace(TEMPLATE, function (m, pre, expr, post) {
+      return pre || post ? m : pyStr(evalExpr(expr, lookup));
+    });
+  }
+
+  // --- flags.py ---
+
+  var BARE = /^[A-Za-z0-9_@%+=:,./<>{}-]+$/;
+
+  function quote(value) {
+    if (value && BARE.test(value) && value[0] !== '{' && value[0] !== '}') return value;
+    if (!value) return "''";  // shlex.quote
+    if (!/[^A-Za-z0-9_@%+=:,./-]/.test(value)) return value;
+    return "'" + value.replace(/'/g, "'\"'\"'") + "'";
+  }
+
+  function flagText(f) { return [f.name].concat(f.values.map(quote)).join(' '); }
+  function sameFlag(a, b) { return a.name === b.name && a.values.join('\0') === b.values.join('\0') && a.values.length === b.values.length; }
+
+  function envText(assignment) {
+    var i = assignment.indexOf('=');
+    var name = i < 0 ? assignment : assignment.slice(0, i), value = i < 0 ? '' : assignment.slice(i + 1);
+    return value ? name + '=' + quote(value) : name + '=';
+  }
+
+  function shlexSplit(text) {  // shlex.split(text, posix=True)
+    var words = [], word = null, q = null;
+    for (var i = 0; i < text.length; i++) {
+      var c = text[i];
+      if (q === "'") { if (c === "'") q = null; else word += c; continue; }
+      if (q === '"') {
+        if (c === '"') q = null;
+        else if (c === '\\' && i + 1 < text.length && '\\"$`\n'.indexOf(text[i + 1]) >= 0) word += text[++i];
+        else word += c;
+        continue;
+      }
+      if (/\s/.test(c)) { if (word !== null) { words.push(word); word = null; } continue; }
+      if (word === null) word = '';
+      if (c === "'" || c === '"') q = c;
+      else if (c === '\\' && i + 1 < text.length) word += text[++i];
+      else word += c;
+    }
+    if (q) throw new Error('No closing quotation');
+    if (word !== null) words.push(word);
+    return words;
+  }
+
+  function parseFlagText(text) {
+    var flags = [];
+    shlexSplit(text).forEach(function (word) {
+      if (word.indexOf('--') === 0) {
+        var i = word.indexOf('=');
+        flags.push(i < 0 ? { name: word, values: [] } : { name: word.slice(0, i), values: [word.slice(i + 1)] });
+      } else if (flags.length) {
+        flags[flags.length - 1].values.push(word);
+      } else {
+        throw new Error("'" + word + "' does not start with --");
+      }
+    });
+    return flags;
+  }
+
+  function flagMap(flags) {  // {f.name: f.values for f in flags}
+    var out = {};
+    flags.forEach(function (f) { out[f.name] = f.values; });
+    return out;
+  }
+
+  // --- calculator.py ---
+
+  function first(flags, name, dflt) {  // (flags.get(name) or (dflt,))[0]
+    var values = get(flags, name);
+    return values && values.length ? values[0] : dflt;
+  }
+
+  function intFlag(flags, name, dflt) {
+    var values = get(flags, name);
+    if (!values || !values.length) return dflt;
+    var n = pyInt(values[0]);
+    return n === null ? dflt : n;
+  }
+
+  function readInputs(flags, env, role, c) {
+    var tp = intFlag(flags, '--tp-size', 8);
+    var attnDp = has(flags, '--enable-dp-attention') ? intFlag(flags, '--dp-size', 1) : 1;
+    var attnTp = roundHalfEven(attnDp ? tp / attnDp : tp);
+    var dcp = intFlag(flags, '--dcp-size', 1), pp = intFlag(flags, '--pp-size', 1);
+    var strategy = first(flags, '--mamba-radix-cache-strategy', 'extra_buffer');
+    var slots;
+    if (role === 'decode' || has(flags, '--disable-radix-cache')) slots = 1;
+    else if (strategy === 'no_buffer') slots = 3;
+    else {
+      var skipLock = get(env, 'SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK') === '1' ? 1 : 0;
+      var track = has(flags, '--disable-overlap-schedule') || pp > 1 || strategy === 'extra_buffer_lazy' ? 1 : 2;
+      slots = 3 - skipLock + track;
+    }
+    var algo = first(flags, '--speculative-algorithm', '').toUpperCase();
+    var spec = !!algo, drafts = 0;
+    if (spec && !has(flags, '--enable-linear-replayssm-spec') && role !== 'prefill') {
+      var dflash = algo === 'DFLASH';
+      drafts = intFlag(flags, dflash ? '--speculative-dflash-block-size' : '--speculative-dspark-block-size', dflash ? 8 : 7) + 1;
+    }
+    var ssm = first(flags, '--mamba-ssm-dtype', 'float32');
+    var ssmBytes = ssm === 'bfloat16' || ssm === 'float16' ? 2 : 4;
+    var kv = first(flags, '--kv-cache-dtype', 'auto');
+    var kvBytes = kv.indexOf('fp8') === 0 || kv === 'mxfp8' ? 1 : 2;
+    var heads = attnTp ? c.kda_heads / attnTp : 0;
+    var state = c.kda_layers * (heads * c.head_dim * c.head_dim * ssmBytes + c.conv_kernel * 3 * heads * c.head_dim * 2);
+    var kvToken = c.mla_layers * c.mla_kv_width * kvBytes / dcp + (spec ? c.draft_kv_bytes : 0);
+    return { tp: tp, attn_dp: attnDp, attn_tp: attnTp, dcp: dcp, pp: pp, slots: slots, drafts: drafts,
+             ssm_bytes: ssmBytes, kv_bytes: kvBytes, spec: spec, state_bytes: state,
+             kv_bytes_per_token: kvToken, ssm_dtype: ssm, kv_dtype: kv };
+  }
+
+  function ratio(inputs, avgLen, c) {
+    if (avgLen <= 0 || inputs.attn_tp <= 0 || c.kda_heads % Math.trunc(inputs.attn_tp)) return null;
+    var value = (inputs.slots + inputs.drafts) * inputs.state_bytes / (inputs.kv_bytes_per_token * avgLen);
+    return isFinite(value) && value > 0 ? value : null;
+  }
+
+  function fmt(value) {
+    if (value >= 10) return toFixedPy(value, 1);
+    var text = value >= 1 ? toFixedPy(value, 2) : toFixedPy(value, 1 - Math.floor(Math.log10(value)));
+    if (text.indexOf('.') >= 0) text = text.replace(/0+$/, '').replace(/\.$/, '');
+    return text;
+  }
+
+  // --- resolve.py: indexes built once per export ---
+
+  var INDEX = typeof WeakMap !== 'undefined' ? new WeakMap() : null;
+
+  function indexOf(data) {
+    var ix = INDEX && INDEX.get(data);
+    if (ix) return ix;
+    ix = { cells: {}, platforms: {}, gates: {}, transforms: {} };
+    data.cells.forEach(function (cell) {
+      var m = cell.match;
+      ix.cells[m.hw + '|' + m.role + '|' + m.strategy] = cell;
+    });
+    data.platforms.forEach(function (p) { ix.platforms[p.id] = p; });
+    (data.rules.gates || []).forEach(function (g) {
+      [['hide', 0], ['disable', 1]].forEach(function (kind) {
+        var byAxis = g[kind[0]] || {};
+        Object.keys(byAxis).forEach(function (axisId) {
+          byAxis[axisId].forEach(function (o) {
+            var k = axisId + '|' + String(o);
+            (ix.gates[k] = ix.gates[k] || [[], []])[kind[1]].push(g);
+          });
+        });
+      });
+    });
+    (data.rules.transforms || []).forEach(function (t) {
+      Object.keys(t['for'] || {}).forEach(function (axisId) {
+        var bound = t['for'][axisId];
+        (Array.isArray(bound) ? bound : [bound]).forEach(function (o) {
+          var k = axisId + '|' + String(o);
+          (ix.transforms[k] = ix.transforms[k] || []).push(t);
+        });
+      });
+    });
+    if (INDEX) INDEX.set(data, ix);
+    return ix;
+  }
+
+  function list(x) { return x || []; }
+
+  // The command while it is being composed, and the context rules read (_State).
+  function State(data, ix, cell, hw, role, strategy, avgLen) {
+    this.data = data; this.ix = ix; this.cell = cell;
+    this.hw = hw; this.role = role; this.strategy = strategy; this.avgLen = avgLen;
+    this.platform = ix.platforms[hw];
+    this.cellFlagMap = flagMap(cell.flags.map(function (f) { return { name: f[0], values: f[1] }; }));
+    this.picks = {};
+    this.toks = cell.flags.map(function (f) { return { flag: { name: f[0], values: f[1].slice() }, origin: 'cell' }; });
+    this.envItems = list(cell.env).map(function (e) {
+      var i = e.indexOf('=');
+      return [e.slice(0, i), e.slice(i + 1)];
+    });
+    this.hints = [];
+    this.nodes = cell.nodes;
+  }
+
+  State.prototype.value = function (key) {
+    if (key === 'hw') return this.hw;
+    if (key === 'role') return this.role;
+    if (key === 'strategy') return this.strategy;
+    if (key.indexOf('hw.') === 0) return attr(this.platform, key.slice(3));
+    if (key.indexOf('cell.') === 0) return get(this.cell, key.slice(5));
+    if (key === 'nodes') return this.nodes;
+    if (key === 'calculator') return this.calcReason() === null && this.ratioValue() !== null ? 'applicable' : 'not_applicable';
+    if (key === 'program') return 'server';
+    if (key === 'router_bootstrap' || key === 'server_bootstrap') return null;
+    if (has(this.picks, key)) return this.picks[key] === null ? '' : this.picks[key];  // hidden axis: ""
+    return null;  // not picked yet: unknown
+  };
+  // Edits replace st.toks and st.envItems with new arrays, so a map is cached per array.
+  State.prototype.flags = function () {
+    if (this._flagsOf !== this.toks) {
+      this._flagsOf = this.toks;
+      this._flags = flagMap(this.toks.map(function (t) { return t.flag; }));
+    }
+    return this._flags;
+  };
+  State.prototype.cellFlags = function () { return this.cellFlagMap; };
+  State.prototype.env = function () {
+    if (this._envOf !== this.envItems) {
+      var out = {};
+      this.envItems.forEach(function (kv) { out[kv[0]] = kv[1]; });
+      this._envOf = this.envItems;
+      this._env = out;
+    }
+    return this._env;
+  };
+  State.prototype.calcReason = function () {
+    var rules = list(this.data.rules.calculator);
+    for (var i = 0; i < rules.length; i++) if (evaluate(rules[i].when, this) === true) return rules[i].reason;
+    return null;
+  };
+  State.prototype.calcInputs = function () {
+    return readInputs(this.flags(), this.env(), this.role, this.data.model.calculator);
+  };
+  State.prototype.ratioValue = function () {
+    if (this.calcReason() !== null) return null;
+    return ratio(this.calcInputs(), this.avgLen, this.data.model.calculator);
+  };
+  State.prototype.lookup = function (name) {
+    if (name.indexOf('cell.') === 0 && /_size$/.test(name)) {
+      var values = get(this.cellFlagMap, '--' + name.slice(5).replace(/_/g, '-'));
+      if (!values || !values.length) return 1;
+      var n = pyInt(values[0]);
+      if (n === null) throw new Error('not an integer: ' + values[0]);
+      return n;
+    }
+    if (name.indexOf('sel.') === 0) return get(this.picks, name.slice(4));
+    if (name.indexOf('hw.') === 0) {
+      if (!has(this.platform, name.slice(3))) throw new Error('unknown name ' + name);
+      return this.platform[name.slice(3)];
+    }
+    if (name.indexOf('pd.ports.') === 0) return this.data.model.pd.ports[name.slice(9)];
+    if (name === 'nodes') return this.nodes;
+    if (name === 'ratio') {
+      var v = this.ratioValue();
+      return v === null ? null : fmt(v);
+    }
+    throw new Error("unknown name '" + name + "'");
+  };
+
+  // Context for gating role and strategy, before a cell is chosen (_GateContext).
+  function GateContext(platform, hw, role) { this.platform = platform; this.hw = hw; this.role = role; }
+  GateContext.prototype.value = function (key) {
+    if (key === 'hw') return this.hw;
+    if (key === 'role') return this.role === undefined ? null : this.role;
+    if (key.indexOf('hw.') === 0) return attr(this.platform, key.slice(3));
+    return null;
+  };
+  GateContext.prototype.flags = GateContext.prototype.cellFlags = GateContext.prototype.env =
+    function () { return null; };
+
+  function gateState(data, ctx, axisId, option, exists) {
+    var gates = list(data.rules.gates), i;
+    for (i = 0; i < gates.length; i++) {
+      if (list((gates[i].hide || {})[axisId]).indexOf(option) >= 0 && evaluate(gates[i].when, ctx) === true)
+        return { id: option, state: 'hidden', reason: null };
+    }
+    for (i = 0; i < gates.length; i++) {
+      if (list((gates[i].disable || {})[axisId]).indexOf(option) >= 0 && evaluate(gates[i].when, ctx) === true)
+        return { id: option, state: 'disabled', reason: gates[i].reason || null };
+    }
+    if (!exists) return { id: option, state: 'disabled', reason: 'gate.no-cell' };
+    return { id: option, state: 'enabled', reason: null };
+  }
+
+  function roleStates(data, hw) {
+    var ix = indexOf(data), ctx = new GateContext(ix.platforms[hw], hw);
+    return data.model.roles.map(function (r) {
+      var exists = r.strategies.some(function (s) { return has(ix.cells, hw + '|' + r.id + '|' + s); });
+      return gateState(data, ctx, 'role', r.id, exists);
+    });
+  }
+
+  function strategyStates(data, hw, role) {
+    var ix = indexOf(data), ctx = new GateContext(ix.platforms[hw], hw, role);
+    var r = data.model.roles.filter(function (x) { return x.id === role; })[0];
+    return r.strategies.map(function (s) { return gateState(data, ctx, 'strategy', s, has(ix.cells, hw + '|' + role + '|' + s)); });
+  }
+
+  function choose(value, states) {
+    var enabled = states.filter(function (s) { return s.state === 'enabled'; });
+    if (enabled.some(function (s) { return s.id === value; })) return value;
+    if (!enabled.length) throw new Error('nothing is available');
+    return enabled[0].id;
+  }
+
+  function optionState(st, axisId, option) {
+    var gates = st.ix.gates[axisId + '|' + option] || [[], []], i;
+    for (i = 0; i < gates[0].length; i++) if (evaluate(gates[0][i].when, st) === true) return { id: option, state: 'hidden', reason: null };
+    for (i = 0; i < gates[1].length; i++) {
+      if (evaluate(gates[1][i].when, st) === true) return { id: option, state: 'disabled', reason: gates[1][i].reason || null };
+    }
+    return { id: option, state: 'enabled', reason: null };
+  }
+
+  function pickAxis(st, axis, wanted) {
+    var visible = evaluate(axis.show_when || {}, st) === true;
+    var states = axis.options.map(function (o) { return optionState(st, axis.id, o.id); });
+    if (visible && states.every(function (s) { return s.state === 'hidden'; })) visible = false;
+    if (!visible) return { axis: axis.id, visible: false, value: null, options: states };
+    var dflt = axis.default === undefined ? null : axis.default;
+    var rules = list(axis.default_by);
+    for (var i = 0; i < rules.length; i++) {
+      if (evaluate(rules[i].when, st) === true) { dflt = rules[i].value; break; }
+    }
+    var byId = {};
+    states.forEach(function (s) { byId[s.id] = s; });
+    var enabled = states.filter(function (s) { return s.state === 'enabled'; });
+    var value = wanted !== null && wanted !== undefined ? String(wanted) : dflt;
+    var chosen = value === null ? null : get(byId, value);
+    if (!chosen || chosen.state !== 'enabled') {
+      if (!enabled.length) return { axis: axis.id, visible: false, value: null, options: states };
+      var d = dflt === null ? null : get(byId, dflt);
+      value = d && d.state === 'enabled' ? dflt : enabled[0].id;
+    }
+    return { axis: axis.id, visible: true, value: value, options: states };
+  }
+
+  function applyOption(st, axis, option) {
+    var strip = list(option.strip).slice(), add = list(option.add).slice(), env = list(option.env).slice();
+    var stripEnv = list(option.strip_env).slice(), hints = list(option.hints).slice(), nodes = null;
+    (st.ix.transforms[axis.id + '|' + option.id] || []).forEach(function (t) {
+      if (evaluate(t.when || {}, st) !== true) return;
+      strip = strip.concat(list(t.strip)); add = add.concat(list(t.add)); env = env.concat(list(t.env));
+      stripEnv = stripEnv.concat(list(t.strip_env)); hints = hints.concat(list(t.hints));
+      nodes = t.nodes || nodes;
+    });
+    applyEdit(st, strip, add, env, stripEnv, hints, [], nodes);
+  }
+
+  function applyEdit(st, strip, add, env, stripEnv, hints, insertAfter, nodes) {
+    var lookup = st.lookup.bind(st);
+    if (nodes) st.nodes = Math.trunc(num(evalExpr(nodes.replace(/^[{} ]+|[{} ]+$/g, ''), lookup)));
+    var added = [];
+    add.forEach(function (text) { added = added.concat(parseFlagText(fill(text, lookup))); });
+    if (insertAfter.length) {
+      var last = -1;
+      st.toks.forEach(function (t, i) { if (insertAfter.indexOf(t.flag.name) >= 0) last = i; });
+      var at = last < 0 ? st.toks.length : last + 1;
+      var toks = added.map(function (f) { return { flag: f, origin: 'sel' }; });
+      st.toks = st.toks.slice(0, at).concat(toks, st.toks.slice(at));
+    } else if (strip.length || added.length) {
+      st.toks = splice(st.toks, strip, added);
+    }
+    if (env.length || stripEnv.length) editEnv(st, env, stripEnv);
+    hints.forEach(function (h) {
+      if (!st.hints.some(function (x) { return x.id === h; })) st.hints.push({ id: h, fields: {} });
+    });
+  }
+
+  // Stripped flags make room: added flags of a stripped name take the first stripped flag's
+  // place as a block; an added flag whose name is already present replaces it where it is;
+  // the rest go before --host/--port.
+  function splice(toks, strip, added) {
+    var block = added.filter(function (f) { return strip.indexOf(f.name) >= 0; });
+    var rest = added.filter(function (f) { return strip.indexOf(f.name) < 0; });
+    var out = [], placed = false, used = {};
+    toks.forEach(function (t) {
+      if (strip.indexOf(t.flag.name) >= 0) {
+        if (!placed) {
+          block.forEach(function (f) { out.push({ flag: f, origin: 'sel' }); });
+          placed = true;
+        }
+        return;
+      }
+      var hit = -1;
+      for (var i = 0; i < rest.length; i++) if (rest[i].name === t.flag.name && !used[i]) { hit = i; break; }
+      if (hit >= 0) {
+        used[hit] = true;
+        out.push({ flag: rest[hit], origin: sameFlag(rest[hit], t.flag) ? t.origin : 'sel' });
+      } else {
+        out.push(t);
+      }
+    });
+    var tail = (placed ? [] : block).concat(rest.filter(function (f, i) { return !used[i]; }));
+    if (tail.length) {
+      var at = out.length;
+      for (var j = 0; j < out.length; j++) if (out[j].flag.name === '--host' || out[j].flag.name === '--port') { at = j; break; }
+      out = out.slice(0, at).concat(tail.map(function (f) { return { flag: f, origin: 'sel' }; }), out.slice(at));
+    }
+    return out;
+  }
+
+  function editEnv(st, env, stripEnv) {
+    var current = st.envItems.filter(function (kv) { return stripEnv.indexOf(kv[0]) < 0; });
+    env.forEach(function (item) {
+      var i = item.indexOf('=');
+      var name = i < 0 ? item : item.slice(0, i), value = i < 0 ? '' : item.slice(i + 1);
+      var at = -1;
+      for (var j = 0; j < current.length; j++) if (current[j][0] === name) { at = j; break; }
+      if (at < 0) current.push([name, value]); else current[at] = [name, value];
+    });
+    st.envItems = current;
+  }
+
+  function firstMatch(rules, ctx) {
+    for (var i = 0; i < rules.length; i++) if (evaluate(rules[i].when, ctx) === true) return rules[i];
+    return null;
+  }
+
+  function placeholders(st, modelName) {
+    var info = st.data.model, values = {};
+    Object.keys(info.placeholders).forEach(function (k) { values[k] = info.placeholders[k]; });
+    values.MODEL_NAME = modelName;
+    values.PREFILL_PORT = String(info.pd.ports.prefill);
+    values.DECODE_PORT = String(info.pd.ports.decode);
+    values.ROUTER_PORT = String(info.pd.router.port);
+    values.BOOTSTRAP_PORT = String(info.pd.bootstrap_port);
+    return values;
+  }
+
+  function fillPlaceholders(text, values) {
+    if (text.indexOf('{{') < 0) return text;
+    Object.keys(values).forEach(function (k) { text = text.split('{{' + k + '}}').join(values[k]); });
+    return text;
+  }
+
+  /** Compose the command for a selection ({hw, role, strategy, avg_len, <axis>: option}).
+   *  Same as resolve(db, model, ..., strict=False): an impossible selection snaps to the
+   *  nearest valid one. Unknown keys are ignored (a URL hash may carry anything). */
+  function compose(data, selection) {
+    var sel = selection || {}, info = data.model, ix = indexOf(data);
+    var hw = info.hardware.indexOf(sel.hw) >= 0 ? sel.hw : info.hardware[0];
+    var roles = roleStates(data, hw), role = choose(sel.role, roles);
+    var strategies = strategyStates(data, hw, role), strategy = choose(sel.strategy, strategies);
+    var cell = ix.cells[hw + '|' + role + '|' + strategy];
+    var avgLen = sel.avg_len === undefined || sel.avg_len === null ? info.calculator.default_avg_len : Number(sel.avg_len);
+    if (!(avgLen > 0) || !Number.isInteger(avgLen)) throw new Error('avg_len must be a positive whole number of tokens');
+    var st = new State(data, ix, cell, hw, role, strategy, avgLen);
+    // Pick every axis first (gates read the cell and earlier picks), then edit the command.
+    var axisStates = data.axes.map(function (axis) {
+      var s = pickAxis(st, axis, has(sel, axis.id) ? sel[axis.id] : null);
+      st.picks[axis.id] = s.value;
+      return s;
+    });
+    data.axes.forEach(function (axis) {
+      var value = st.picks[axis.id];
+      if (value !== null) applyOption(st, axis, axis.options.filter(function (o) { return o.id === value; })[0]);
+    });
+    list(data.rules.transforms).forEach(function (t) {
+      if (!t['for'] && evaluate(t.when || {}, st) === true) {
+        applyEdit(st, list(t.strip), list(t.add), list(t.env), list(t.strip_env), list(t.hints), list(t.insert_after), t.nodes || null);
+      }
+    });
+    return finish(st, axisStates, roles, strategies);
+  }
+
+  function finish(st, axisStates, roles, strategies) {
+    var info = st.data.model;
+    var modelName = firstMatch(info.model_names, st).name;
+    var image = firstMatch(info.docker_images, st).image;
+    var values = placeholders(st, modelName);
+    var flags = st.toks.map(function (t) {
+      return { name: t.flag.name, values: t.flag.values.map(function (v) { return fillPlaceholders(v, values); }) };
+    });
+    var env = st.envItems.map(function (kv) { return kv[0] + '=' + fillPlaceholders(kv[1], values); });
+    var calcReason = st.calcReason(), ratioValue = st.ratioValue();
+    var pd = has(info.pd.ports, st.role);
+    var router = null, hints = [];
+    if (pd) {
+      router = info.pd.router.flags.map(function (text) {
+        return parseFlagText(text).map(function (f) {
+          return { name: f.name, values: f.values.map(function (v) { return fillPlaceholders(v, values); }) };
+        });
+      });
+      hints.push({ id: 'ui.pd-banner', fields: { role: st.role, router_port: String(info.pd.router.port) } });
+    }
+    st.hints.forEach(function (h) {
+      if (h.id === 'hint.mn.header') h = { id: h.id, fields: { nodes: String(st.nodes), last_rank: String(st.nodes - 1) } };
+      hints.push(h);
+    });
+    var flagsNow = flagMap(flags), envNow = st.env();
+    var picks = {};
+    Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
+    return {
+      model: info.id, hw: st.hw, role: st.role, strategy: st.strategy,
+      status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
+      picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
+      hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
+      ratio: ratioValue === null ? null : fmt(ratioValue), ratio_value: ratioValue,
+      calculator: calcReason ? { id: calcReason, fields: {} } : null,
+      calc_inputs: calcReason ? null : st.calcInputs(),
+      caveats: caveats(st, calcReason),
+      diagnostics: checkState(st, flagsNow, envNow),
+      effective: effective(st, flags),
+      axes: axisStates, roles: roles, strategies: strategies,
+      cell: st.cell
+    };
+  }
+
+  function caveats(st, calcReason) {
+    var out = [], present = {};
+    if (st.cell.redirect) out.push({ kind: 'redirect', text: { id: st.cell.redirect, fields: {} }, flag: null });
+    if (st.cell.warn) out.push({ kind: 'warn', text: { id: st.cell.warn, fields: {} }, flag: null });
+    st.toks.forEach(function (t) { present[t.flag.name] = t; });  // the last of a name wins
+    var pins = st.cell.pins || {};
+    Object.keys(pins).forEach(function (name) {
+      var tok = get(present, name);
+      if (tok && tok.origin === 'cell') out.push({ kind: 'pin', text: { id: pins[name], fields: {} }, flag: name });
+    });
+    if (calcReason) out.push({ kind: 'calculator', text: { id: calcReason, fields: {} }, flag: null });
+    return out;
+  }
+
+  var PLACEHOLDER = /\{\{[A-Z0-9_]+\}\}|<[^<>]+>/;
+
+  function effective(st, flags) {
+    var rules = st.data.rules, catalog = st.data.catalog.flags, present = {}, out = [];
+    st.toks.forEach(function (t) { present[t.flag.name] = t; });
+    var pins = st.cell.pins || {};
+    list(rules.knobs).forEach(function (knob) {
+      var showWhen = knob.show_when || {};
+      if (Object.keys(showWhen).length && evaluate(showWhen, st) !== true) return;
+      var candidates = list(rules.effective).filter(function (r) { return r.knob === knob.id; });
+      var forced = candidates.filter(function (r) { return r.override && evaluate(r.when, st) === true; })[0];
+      var row = { knob: knob.id, label: knob.label, value: null, value_text: null, source: null, because: null, flag: knob.flag || null };
+      if (forced) {
+        row.value = forced.value === undefined ? null : forced.value;
+        row.value_text = forced.value_text || null;
+        row.source = 'forced'; row.because = forced.because;
+        return out.push(row);
+      }
+      var names = (knob.flag ? [knob.flag] : []).concat(list(knob.also)), tok = null;
+      for (var i = 0; i < names.length; i++) if (has(present, names[i])) { tok = present[names[i]]; break; }
+      if (tok) {
+        var spec = get(catalog, tok.flag.name);
+        var value = !spec || spec.takes_value ? (tok.flag.values.length ? tok.flag.values[0] : null) : 'on';
+        if (value && PLACEHOLDER.test(value)) {
+          var filled = flags.filter(function (f) { return f.name === tok.flag.name; })[0];
+          if (filled) value = filled.values.length ? filled.values[0] : null;
+        }
+        var pinned = tok.origin === 'cell' && has(pins, tok.flag.name);
+        row.value = value; row.flag = tok.flag.name;
+        row.source = pinned ? 'pinned' : 'explicit'; row.because = pinned ? pins[tok.flag.name] : null;
+        return out.push(row);
+      }
+      var rule = candidates.filter(function (r) { return evaluate(r.when, st) === true; })[0];
+      if (rule) {
+        row.value = rule.value === undefined ? null : rule.value;
+        row.value_text = rule.value_text || null;
+        row.source = rule.source; row.because = rule.because;
+        return out.push(row);
+      }
+      var fspec = knob.flag ? get(catalog, knob.flag) : null;
+      var dflt = fspec ? fspec['default'] : null;
+      if (dflt === undefined) dflt = null;
+      if (fspec && !fspec.takes_value) dflt = dflt ? 'on' : 'off';
+      row.value = dflt === null ? null : pyStr(dflt);
+      row.value_text = dflt === null ? 'eff.value.unset' : null;
+      row.source = 'default'; row.because = 'eff.default';
+      out.push(row);
+    });
+    return out;
+  }
+
+  // --- check.py: findings for the generated command ---
+
+  function CheckContext(st, flags, env) { this.st = st; this._flags = flags; this._env = env; }
+  CheckContext.prototype.value = function (key) {
+    var st = this.st;
+    if (key === 'hw') return st.hw;
+    if (key === 'role') return st.role;
+    if (key === 'strategy') return st.strategy;
+    if (key === 'program') return 'server';
+    if (key.indexOf('hw.') === 0) return attr(st.platform, key.slice(3));
+    if (key.indexOf('cell.') === 0) return get(st.cell, key.slice(5));
+    return get(st.picks, key);
+  };
+  CheckContext.prototype.flags = function () { return this._flags; };
+  CheckContext.prototype.cellFlags = function () { return this.st.cellFlagMap; };
+  CheckContext.prototype.env = function () { return this._env; };
+
+  var HUMAN_INT = /^\d+(\.\d+)?([kKmMgG]i?)?$/;
+
+  function typeProblem(kind, v) {
+    if (kind === 'int' && pyInt(v) === null) return "'" + v + "' is not an integer";
+    if (kind === 'float' && num(v) === null) return "'" + v + "' is not a number";
+    if (kind === 'human_readable_int' && !HUMAN_INT.test(v)) return "'" + v + "' is not a size like 65536, 128k or 1Mi";
+    if (kind === 'json') {
+      try { JSON.parse(v); } catch (e) { return "'" + v + "' is not valid JSON"; }
+    }
+    return null;
+  }
+
+  function valueProblem(name, spec, values) {  // catalog.value_problem
+    if (!spec.takes_value) return values.length ? name + " takes no value (got '" + values.join(' ') + "')" : null;
+    if (!values.length && spec.nargs !== '*' && spec.nargs !== '?') return name + ' needs a value';
+    if ((spec.nargs === null || spec.nargs === undefined || spec.nargs === 1 || spec.nargs === '?') && values.length > 1)
+      return name + ' takes one value (got ' + values.length + ': ' + values.join(' ') + ')';
+    if (typeof spec.nargs === 'number' && spec.nargs > 1 && values.length !== spec.nargs)
+      return name + ' takes ' + spec.nargs + ' values (got ' + values.length + ')';
+    for (var i = 0; i < values.length; i++) {
+      var v = values[i];
+      if (PLACEHOLDER.test(v)) continue;
+      if (spec.choices && spec.choices.indexOf(v) < 0)
+        return name + ' ' + v + ": '" + v + "' is not a valid choice (valid: " + spec.choices.join(', ') + ')';
+      if (spec.late_choices && !spec.late_choices.some(function (c) { return String(c).toUpperCase() === v.toUpperCase(); }))
+        return name + ' ' + v + ": SGLang rejects '" + v + "' at startup (valid: " + spec.late_choices.join(', ') + ')';
+      var bad = typeProblem(spec.type, v);
+      if (bad) return name + ' ' + v + ': ' + bad;
+    }
+    return null;
+  }
+
+  function finding(severity, rule, flags, fields, textId) {
+    return { severity: severity, rule: rule, message: { id: textId || rule, fields: fields || {} }, flags: flags };
+  }
+
+  function checkState(st, flags, env) {
+    var data = st.data, catalog = data.catalog, out = [];
+    Object.keys(flags).forEach(function (name) {
+      var spec = get(catalog.flags, name);
+      if (!spec) return out.push(finding('error', 'catalog.unknown-flag', [name], { flag: name }));
+      if (spec.deprecated) out.push(finding('warning', 'catalog.deprecated-flag', [name], { flag: name, why: spec.deprecated }));
+      var problem = valueProblem(name, spec, flags[name]);
+      if (problem) out.push(finding('error', 'catalog.bad-value', [name], { problem: problem }));
+    });
+    if (!has(flags, '--model-path')) out.push(finding('error', 'catalog.missing-model', ['--model-path']));
+    var branch = data.model.branch_env || {};
+    Object.keys(env).forEach(function (name) {
+      if (name.indexOf('SGLANG_') === 0 && catalog.env.indexOf(name) < 0 && !has(branch, name))
+        out.push(finding('warning', 'catalog.unknown-env', [name], { env: name }));
+    });
+    var ctx = new CheckContext(st, flags, env);
+    list(data.rules.checks).forEach(function (rule) {
+      if (evaluate(rule.when, ctx) !== true) return;
+      var involved = list(rule.flags).filter(function (f) { return has(flags, f); });
+      if (!involved.length) involved = list(rule.flags).slice();
+      involved = involved.concat(list(rule.flags_from_env).filter(function (e) { return has(env, e); }));
+      out.push(finding(rule.severity, rule.id, involved, {}, rule.message));
+    });
+    return out;
+  }
+
+  // --- render.py ---
+
+  function text(data, ref, extra) {
+    if (typeof ref === 'string') ref = { id: ref, fields: {} };
+    var fields = {}, k;
+    for (k in ref.fields || {}) fields[k] = ref.fields[k];
+    for (k in extra || {}) fields[k] = extra[k];
+    if (ref.id === 'ui.pd-banner' && has(fields, 'role')) {
+      var role = data.model.roles.filter(function (r) { return r.id === fields.role; })[0];
+      if (role) fields.role = text(data, role.label);
+    }
+    var raw = has(data.text, ref.id) ? data.text[ref.id] : (FALLBACK[data.lang] || FALLBACK.en)[ref.id];
+    if (raw === undefined) raw = ref.id;
+    if (Object.keys(fields).length) {
+      raw = raw.replace(/\{([a-z_]+)\}/g, function (m, name) { return has(fields, name) ? String(fields[name]) : m; });
+    }
+    return raw;
+  }
+
+  function continued(body) {
+    return body.map(function (line, i) { return i < body.length - 1 ? line + ' \\' : line; });
+  }
+
+  function hintLines(data, res) {
+    var lines = [];
+    res.hints.forEach(function (ref) {
+      splitLines(text(data, ref)).forEach(function (line) { lines.push(('# ' + line).replace(/\s+$/, '')); });
+    });
+    return lines;
+  }
+
+  function commandText(data, res) {
+    var body = res.env.map(envText).concat([res.program], res.flags.map(function (f) { return '  ' + flagText(f); }));
+    return hintLines(data, res).concat(continued(body)).join('\n');
+  }
+
+  function routerText(data, res) {
+    if (!res.router) return null;
+    var body = [data.model.pd.router.program].concat(res.router.map(function (group) {
+      return '  ' + group.map(flagText).join(' ');
+    }));
+    return continued(body).join('\n');
+  }
+
+  // Reader-visible strings the export does not carry yet (ids a future text.*.yaml may define).
+  var FALLBACK = {
+    en: {
+      'ui.playground': 'Playground', 'ui.deploy': 'Deploy', 'ui.vendor.nvidia': 'NVIDIA', 'ui.vendor.amd': 'AMD',
+      'ui.vendor.huawei': 'Huawei Ascend', 'ui.hbm': '{gb} GB', 'ui.card.large_scale': 'Large-scale',
+      'ui.card.attention': 'Attention', 'ui.card.moe': 'MoE', 'ui.card.parsers': 'Parsers', 'ui.card.pd': 'PD disaggregation',
+      'ui.card.hicache': 'HiCache', 'ui.card.spec': 'Speculative decoding', 'ui.card.memory': 'Memory',
+      'ui.card.amd': 'AMD', 'ui.card.runtime': 'Graphs and balancing', 'ui.calculator': 'Mamba-ratio calculator',
+      'ui.calc.inputs': 'attention TP {attn_tp} (TP {tp} / attention DP {attn_dp}), DCP {dcp}, KV cache {kv_dtype} ({kv_bytes} B), KDA state {ssm_dtype} ({ssm_bytes} B), slots S = {slots}, draft states D = {drafts}',
+      'ui.calc.bytes': 'state bytes per request {state}; KV bytes per token per rank {kv}',
+      'ui.calc.invalid': 'Enter a whole number of tokens above 0.',
+      'ui.diff': 'Changes against the recipe cell', 'ui.diff.none': 'Same flags and environment as the recipe cell.',
+      'ui.diff.added': 'added', 'ui.diff.removed': 'removed', 'ui.diff.changed': 'changed',
+      'ui.diagnostics.none': 'No findings.', 'ui.loading': 'Loading the Playground…',
+      'ui.load-failed': 'The Playground could not load its data; the commands below still apply.'
+    },
+    ko: {
+      'ui.playground': '플레이그라운드', 'ui.deploy': '배포', 'ui.vendor.nvidia': 'NVIDIA', 'ui.vendor.amd': 'AMD',
+      'ui.vendor.huawei': 'Huawei Ascend', 'ui.hbm': '{gb} GB', 'ui.card.large_scale': '대규모 배포',
+      'ui.card.attention': '어텐션', 'ui.card.moe': 'MoE', 'ui.card.parsers': '파서', 'ui.card.pd': 'PD 분리',
+      'ui.card.hicache': 'HiCache', 'ui.card.spec': '추측 디코딩', 'ui.card.memory': '메모리',
+      'ui.card.amd': 'AMD', 'ui.card.runtime': '그래프와 밸런싱', 'ui.calculator': 'Mamba 비율 계산기',
+      'ui.calc.inputs': '어텐션 TP {attn_tp} (TP {tp} / 어텐션 DP {attn_dp}), DCP {dcp}, KV 캐시 {kv_dtype} ({kv_bytes} B), KDA 상태 {ssm_dtype} ({ssm_bytes} B), 슬롯 S = {slots}, 초안 상태 D = {drafts}',
+      'ui.calc.bytes': '요청당 상태 바이트 {state}, 랭크별 토큰당 KV 바이트 {kv}',
+      'ui.calc.invalid': '0보다 큰 정수 토큰 수를 입력하세요.',
+      'ui.diff': '레시피 셀과 달라진 점', 'ui.diff.none': '레시피 셀과 플래그와 환경 변수가 같아요.',
+      'ui.diff.added': '추가', 'ui.diff.removed': '제거', 'ui.diff.changed': '변경',
+      'ui.diagnostics.none': '발견된 문제가 없어요.', 'ui.loading': '플레이그라운드를 불러오는 중이에요…',
+      'ui.load-failed': '플레이그라운드 데이터를 불러오지 못했어요. 아래 명령은 그대로 쓸 수 있어요.'
+    }
+  };
+
+  // Flags and env that the selection changed relative to the cell's own flags and env.
+  function diff(data, res) {
+    var values = placeholders({ data: data }, res.model_name);
+    var base = {}, now = {}, out = [];
+    res.cell.flags.forEach(function (f) {
+      if (!has(base, f[0])) base[f[0]] = { name: f[0], values: f[1].map(function (v) { return fillPlaceholders(v, values); }) };
+    });
+    res.flags.forEach(function (f) { if (!has(now, f.name)) now[f.name] = f; });
+    res.flags.forEach(function (f) {
+      if (now[f.name] !== f) return;
+      if (!has(base, f.name)) out.push({ kind: 'added', now: flagText(f) });
+      else if (!sameFlag(base[f.name], f)) out.push({ kind: 'changed', was: flagText(base[f.name]), now: flagText(f) });
+    });
+    Object.keys(base).forEach(function (n) { if (!has(now, n)) out.push({ kind: 'removed', was: flagText(base[n]) }); });
+    var baseEnv = {}, nowEnv = {};
+    list(res.cell.env).forEach(function (e) { baseEnv[e.split('=')[0]] = envText(fillPlaceholders(e, values)); });
+    res.env.forEach(function (e) { nowEnv[e.split('=')[0]] = envText(e); });
+    Object.keys(nowEnv).forEach(function (n) {
+      if (!has(baseEnv, n)) out.push({ kind: 'added', now: nowEnv[n] });
+      else if (baseEnv[n] !== nowEnv[n]) out.push({ kind: 'changed', was: baseEnv[n], now: nowEnv[n] });
+    });
+    Object.keys(baseEnv).forEach(function (n) { if (!has(nowEnv, n)) out.push({ kind: 'removed', was: baseEnv[n] }); });
+    return out;
+  }
+
+  var api = { compose: compose, commandText: commandText, routerText: routerText, text: text,
+              diff: diff, fmt: fmt, readInputs: readInputs, ratio: ratio, evaluate: evaluate,
+              fill: fill, quote: quote, parseFlagText: parseFlagText };
+
+  if (typeof module !== 'undefined' && module.exports) module.exports = api;
+  if (typeof document === 'undefined') return;
+
+  // ===== Part 2: the DOM layer ================================================================
+
+  var SCRIPT = document.currentScript || document.querySelector('script[src*="assets/recipes/playground.js"]');
+  var SCRIPT_SRC = SCRIPT && SCRIPT.src;
+  var AXES_TOP = ['hw', 'role', 'strategy'];
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === 'text') node.textContent = attrs[k];
+      else if (k === 'className') node.className = attrs[k];
+      else if (attrs[k] !== null && attrs[k] !== undefined && attrs[k] !== false) node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+  function readHash() {
+    var out = {};
+    location.hash.replace(/^#/, '').split('&').forEach(function (pair) {
+      if (!pair) return;
+      var i = pair.indexOf('='), key, value;
+      try {
+        key = decodeURIComponent(i < 0 ? pair : pair.slice(0, i));
+        value = decodeURIComponent(i < 0 ? '' : pair.slice(i + 1));
+      } catch (e) { return; }
+      if (key && value) out[key] = value;
+    });
+    return out;
+  }
+
+  function copyText(value, button, label, done) {
+    function ok() {
+      button.textContent = done;
+      button.classList.add('rp-copied');
+      setTimeout(function () { button.textContent = label; button.classList.remove('rp-copied'); }, 1500);
+    }
+    function fallback() {
+      var area = el('textarea', { readonly: 'readonly', className: 'rp-offscreen' });
+      area.value = value;
+      document.body.appendChild(area);
+      area.select();
+      try { if (document.execCommand('copy')) ok(); } catch (e) { /* nothing more to try */ }
+      document.body.removeChild(area);
+    }
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(value).then(ok, fallback);
+    else fallback();
+  }
+
+  function Playground(root, data) {
+    this.root = root; this.data = data; this.lang = data.lang;
+    this.groups = {};  // axis key -> {box, buttons: {option: button}, tips: {option: span}}
+    this.explicit = {};
+    this.avgLen = data.model.calculator.default_avg_len;
+    this.build();
+  }
+
+  Playground.prototype.t = function (id, fields) { return text(this.data, id, fields); };
+
+  Playground.prototype.optionLabel = function (axisId, option) {
+    if (axisId === 'hw') return option.label;
+    return this.t(option.label, { value: option.id });
+  };
+
+  Playground.prototype.group = function (key, labelId, options, parent) {
+    var self = this, id = 'rp-' + key + '-' + Math.random().toString(36).slice(2, 8);
+    var row = el('div', { className: 'rp-axis', 'data-axis': key, role: 'group', 'aria-labelledby': id });
+    row.appendChild(el('div', { className: 'rp-axis__label', id: id, text: this.t(labelId) }));
+    var box = el('div', { className: 'rp-options' });
+    var g = { row: row, buttons: {}, tips: {} };
+    var vendor = null;
+    options.forEach(function (o) {
+      if (key === 'hw' && o.vendor !== vendor) {
+        vendor = o.vendor;
+        box.appendChild(el('span', { className: 'rp-vendor', text: self.t('ui.vendor.' + vendor) }));
+      }
+      var tipId = id + '-' + o.id.replace(/[^A-Za-z0-9_-]/g, '_');
+      var b = el('button', { type: 'button', className: 'rp-option', 'data-option': o.id, 'aria-pressed': 'false' });
+      b.appendChild(el('span', { className: 'rp-option__label', text: self.optionLabel(key, o) }));
+      if (key === 'hw' && o.hbm_gb) b.appendChild(el('span', { className: 'rp-option__sub', text: self.t('ui.hbm', { gb: String(o.hbm_gb) }) }));
+      var tip = el('span', { className: 'rp-tip', role: 'tooltip', id: tipId, hidden: 'hidden' });
+      b.addEventListener('click', function () {
+        if (b.getAttribute('aria-disabled') === 'true') return;  // greyed: nothing changes
+        self.choose(key, o.id);
+      });
+      g.buttons[o.id] = b; g.tips[o.id] = tip;
+      box.appendChild(el('span', { className: 'rp-opt' }, [b, tip]));
+    });
+    row.appendChild(box);
+    parent.appendChild(row);
+    this.groups[key] = g;
+  };
+
+  Playground.prototype.block = function (testid, titleId, parent) {
+    var self = this, wrap = el('div', { className: 'rp-block rp-block--' + testid });
+    var head = el('div', { className: 'rp-block__head' }, [el('span', { className: 'rp-block__title', text: this.t(titleId) })]);
+    var copy = el('button', { type: 'button', className: 'rp-copy', text: this.t('ui.copy'), 'data-copy': testid });
+    var pre = el('pre', { className: 'rp-code' }), code = el('code', { 'data-testid': testid });
+    pre.appendChild(code);
+    copy.addEventListener('click', function () { copyText(code.textContent, copy, self.t('ui.copy'), self.t('ui.copied')); });
+    head.appendChild(copy);
+    wrap.appendChild(head); wrap.appendChild(pre);
+    parent.appendChild(wrap);
+    return { wrap: wrap, code: code };
+  };
+
+  Playground.prototype.build = function () {
+    var self = this, data = this.data, root = this.root;
+    clear(root);
+    root.classList.add('rp');
+    var controls = el('div', { className: 'rp-controls' });
+    var deploy = el('fieldset', { className: 'rp-card rp-card--deploy' }, [el('legend', { text: this.t('ui.deploy') })]);
+    this.group('hw', 'table.hardware', data.platforms, deploy);
+    this.group('role', 'table.role', data.model.roles, deploy);
+    var strategyLabels = {};
+    data.model.strategies.forEach(function (s) { strategyLabels[s.id] = s.label; });
+    var allStrategies = [];
+    data.model.roles.forEach(function (r) {
+      r.strategies.forEach(function (s) { if (allStrategies.indexOf(s) < 0) allStrategies.push(s); });
+    });
+    this.group('strategy', 'table.strategy', allStrategies.map(function (s) { return { id: s, label: strategyLabels[s] }; }), deploy);
+    var cards = {};
+    data.axes.forEach(function (axis) {
+      var parent = deploy;
+      if (axis.card) {
+        if (!cards[axis.card]) {
+          cards[axis.card] = el('fieldset', { className: 'rp-card', 'data-card': axis.card }, [el('legend', { text: self.t('ui.card.' + axis.card) })]);
+        }
+        parent = cards[axis.card];
+      }
+      self.group(axis.id, axis.label, axis.options, parent);
+    });
+    controls.appendChild(deploy);
+    var grid = el('div', { className: 'rp-cards' });
+    Object.keys(cards).forEach(function (k) { grid.appendChild(cards[k]); });
+    controls.appendChild(grid);
+
+    var out = el('div', { className: 'rp-output' });
+    var head = el('div', { className: 'rp-status' });
+    this.badge = el('span', { 'data-testid': 'status' });
+    this.meta = el('span', { className: 'rp-meta' });
+    head.appendChild(this.badge); head.appendChild(this.meta);
+    out.appendChild(head);
+    this.caveatBox = el('ul', { className: 'rp-caveats', 'data-testid': 'caveats' });
+    out.appendChild(this.caveatBox);
+    this.command = this.block('command', 'ui.command', out);
+    this.router = this.block('router', 'ui.router', out);
+
+    var calc = el('div', { className: 'rp-calc', 'data-testid': 'calculator' });
+    calc.appendChild(el('div', { className: 'rp-block__title', text: this.t('ui.calculator') }));
+    var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8);
+    this.avgInput = el('input', { type: 'number', id: inputId, min: '1', step: '1', inputmode: 'numeric',
+                                  value: String(this.avgLen), 'data-testid': 'avg-len', list: inputId + '-list' });
+    var options = el('datalist', { id: inputId + '-list' });
+    data.model.calculator.common_lengths.forEach(function (n) { options.appendChild(el('option', { value: String(n) })); });
+    var ratioLine = el('div', { className: 'rp-calc__row' });
+    ratioLine.appendChild(el('label', { 'for': inputId, text: this.t('table.avg_len') }));
+    ratioLine.appendChild(this.avgInput);
+    ratioLine.appendChild(options);
+    ratioLine.appendChild(el('span', { className: 'rp-calc__eq', text: this.t('table.ratio') }));
+    this.ratio = el('output', { 'data-testid': 'ratio', 'for': inputId, className: 'rp-calc__ratio' });
+    ratioLine.appendChild(this.ratio);
+    calc.appendChild(ratioLine);
+    this.calcInputs = el('p', { className: 'rp-calc__inputs' });
+    this.calcBytes = el('p', { className: 'rp-calc__inputs' });
+    calc.appendChild(this.calcInputs); calc.appendChild(this.calcBytes);
+    this.avgInput.addEventListener('input', function () {
+      var n = Number(self.avgInput.value);
+      var valid = self.avgInput.value !== '' && Number.isInteger(n) && n > 0 && n <= 1e9;
+      self.avgInput.setAttribute('aria-invalid', valid ? 'false' : 'true');
+      if (!valid) return;
+      self.avgLen = n;
+      self.update(true);
+    });
+    out.appendChild(calc);
+
+    this.diagBox = el('div', { className: 'rp-diagnostics' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diagnostics') })]);
+    this.diagList = el('ul', { 'data-testid': 'diagnostics' });
+    this.diagBox.appendChild(this.diagList);
+    out.appendChild(this.diagBox);
+
+    this.diffBox = el('div', { className: 'rp-diff' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diff') })]);
+    this.diffList = el('ul', { 'data-testid': 'diff' });
+    this.diffBox.appendChild(this.diffList);
+    out.appendChild(this.diffBox);
+
+    var effBox = el('div', { className: 'rp-effective' }, [el('div', { className: 'rp-block__title', text: this.t('ui.effective') })]);
+    var table = el('table', { 'data-testid': 'effective' });
+    var headRow = el('tr');
+    ['table.knob', 'table.value', 'table.source', 'table.why'].forEach(function (id) { headRow.appendChild(el('th', { text: self.t(id) })); });
+    table.appendChild(el('thead', {}, [headRow]));
+    this.effBody = el('tbody');
+    table.appendChild(this.effBody);
+    effBox.appendChild(table);
+    out.appendChild(effBox);
+
+    root.appendChild(controls);
+    root.appendChild(out);
+  };
+
+  Playground.prototype.choose = function (key, value) {
+    if (AXES_TOP.indexOf(key) >= 0) this.top[key] = value;
+    else this.explicit[key] = value;
+    this.update(true);
+  };
+
+  /** Is this hash a Playground selection (and not a heading anchor)? */
+  Playground.prototype.owns = function (hash) {
+    var keys = AXES_TOP.concat(['avg_len'], this.data.axes.map(function (a) { return a.id; }));
+    return Object.keys(hash).some(function (k) { return keys.indexOf(k) >= 0; });
+  };
+
+  Playground.prototype.load = function (hash) {
+    var self = this, top = {}, explicit = {};
+    var axisIds = this.data.axes.map(function (a) { return a.id; });
+    this.avgLen = this.data.model.calculator.default_avg_len;
+    Object.keys(hash).forEach(function (k) {
+      if (AXES_TOP.indexOf(k) >= 0) top[k] = hash[k];
+      else if (k === 'avg_len') {
+        var n = Number(hash[k]);
+        if (Number.isInteger(n) && n > 0) self.avgLen = n;
+      } else if (axisIds.indexOf(k) >= 0) explicit[k] = hash[k];
+    });
+    this.top = top;
+    this.explicit = explicit;
+    this.avgInput.value = String(this.avgLen);
+    this.avgInput.removeAttribute('aria-invalid');
+    if (this.owns(hash)) this.forgetDefaults();
+    this.update(this.owns(hash));
+  };
+
+  /** A link lists every visible axis; keep as chosen only the picks that differ from the
+   *  defaults, so that later clicks move the untouched axes with their defaults. */
+  Playground.prototype.forgetDefaults = function () {
+    var self = this, full, plain, trimmed = {};
+    try {
+      full = compose(this.data, this.selection());
+      var top = { avg_len: this.avgLen };
+      AXES_TOP.forEach(function (k) { top[k] = full[k]; });
+      plain = compose(this.data, top);
+    } catch (e) { return; }
+    Object.keys(this.explicit).forEach(function (k) {
+      if (plain.picks[k] !== self.explicit[k]) trimmed[k] = self.explicit[k];
+    });
+    var saved = this.explicit;
+    this.explicit = trimmed;
+    var again = compose(this.data, this.selection());
+    if (JSON.stringify(again.picks) !== JSON.stringify(full.picks)) this.explicit = saved;
+  };
+
+  Playground.prototype.selection = function () {
+    var sel = { avg_len: this.avgLen }, self = this;
+    AXES_TOP.forEach(function (k) { if (self.top[k]) sel[k] = self.top[k]; });
+    Object.keys(this.explicit).forEach(function (k) { sel[k] = self.explicit[k]; });
+    return sel;
+  };
+
+  Playground.prototype.update = function (writeHash) {
+    var self = this, data = this.data, res;
+    try {
+      res = compose(data, this.selection());
+    } catch (e) {
+      if (typeof console !== 'undefined') console.warn('recipe playground:', e);
+      return;
+    }
+    this.res = res;
+    // The state is what the reader sees: snapped picks are forgotten, defaults stay implicit.
+    AXES_TOP.forEach(function (k) { self.top[k] = res[k]; });
+    Object.keys(this.explicit).forEach(function (k) { if (res.picks[k] !== self.explicit[k]) delete self.explicit[k]; });
+    this.renderControls(res);
+    this.renderOutput(res);
+    if (writeHash || this.hash) this.writeHash(res);
+  };
+
+  Playground.prototype.setOption = function (key, state, chosen) {
+    var g = this.groups[key];
+    var b = g.buttons[state.id], tip = g.tips[state.id];
+    b.parentNode.hidden = state.state === 'hidden';
+    var disabled = state.state === 'disabled';
+    b.setAttribute('aria-pressed', chosen ? 'true' : 'false');
+    b.classList.toggle('rp-option--disabled', disabled);
+    if (disabled) {
+      var reason = this.t(state.reason || 'gate.not-shown');
+      b.setAttribute('aria-disabled', 'true');
+      b.title = reason;
+      tip.textContent = reason;
+      tip.hidden = false;
+      b.setAttribute('aria-describedby', tip.id);
+    } else {
+      b.removeAttribute('aria-disabled');
+      b.removeAttribute('title');
+      b.removeAttribute('aria-describedby');
+      tip.textContent = '';
+      tip.hidden = true;
+    }
+  };
+
+  Playground.prototype.renderControls = function (res) {
+    var self = this;
+    this.data.model.hardware.forEach(function (hw) {
+      self.setOption('hw', { id: hw, state: 'enabled' }, hw === res.hw);
+    });
+    res.roles.forEach(function (s) { self.setOption('role', s, s.id === res.role); });
+    var strategyIds = res.strategies.map(function (s) { return s.id; });
+    Object.keys(this.groups.strategy.buttons).forEach(function (id) {
+      var i = strategyIds.indexOf(id);
+      self.setOption('strategy', i < 0 ? { id: id, state: 'hidden' } : res.strategies[i], id === res.strategy);
+    });
+    res.axes.forEach(function (a) {
+      self.groups[a.axis].row.hidden = !a.visible;
+      a.options.forEach(function (o) { self.setOption(a.axis, o, a.visible && o.id === a.value); });
+    });
+    Object.keys(this.groups).forEach(function (k) {  // a card with no visible row is hidden too
+      var card = self.groups[k].row.parentNode;
+      if (card && card.getAttribute('data-card')) {
+        card.hidden = !Array.prototype.some.call(card.querySelectorAll('.rp-axis'), function (r) { return !r.hidden; });
+      }
+    });
+  };
+
+  Playground.prototype.renderOutput = function (res) {
+    var self = this, data = this.data;
+    this.badge.className = 'recipe-badge recipe-badge--' + res.status;
+    this.badge.textContent = this.t('status.' + res.status);
+    this.badge.title = this.t('status.' + res.status + '.title');
+    this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
+
+    clear(this.caveatBox);
+    res.caveats.forEach(function (c) {
+      var li = el('li', { className: 'rp-caveat rp-caveat--' + c.kind });
+      if (c.flag) li.appendChild(el('code', { text: c.flag }));
+      li.appendChild(document.createTextNode((c.flag ? ' ' : '') + self.t(c.text)));
+      self.caveatBox.appendChild(li);
+    });
+    this.caveatBox.hidden = !res.caveats.length;
+
+    this.command.code.textContent = commandText(data, res);
+    var router = routerText(data, res);
+    this.router.code.textContent = router || '';
+    this.router.wrap.hidden = !router;
+
+    if (res.ratio !== null) this.ratio.textContent = res.ratio;
+    else this.ratio.textContent = res.calculator ? this.t(res.calculator) : this.t('ui.calc.na');
+    var inp = res.calc_inputs;
+    this.calcInputs.textContent = inp ? this.t('ui.calc.inputs', {
+      attn_tp: String(inp.attn_tp), tp: String(inp.tp), attn_dp: String(inp.attn_dp), dcp: String(inp.dcp),
+      kv_dtype: inp.kv_dtype, kv_bytes: String(inp.kv_bytes), ssm_dtype: inp.ssm_dtype, ssm_bytes: String(inp.ssm_bytes),
+      slots: String(inp.slots), drafts: String(inp.drafts) }) : '';
+    this.calcBytes.textContent = inp ? this.t('ui.calc.bytes', {
+      state: Math.round(inp.state_bytes).toLocaleString('en-US'),
+      kv: inp.kv_bytes_per_token.toLocaleString('en-US', { maximumFractionDigits: 1 }) }) : '';
+
+    clear(this.diagList);
+    res.diagnostics.forEach(function (d) {
+      var li = el('li', { className: 'rp-diag rp-diag--' + d.severity, 'data-rule': d.rule });
+      li.appendChild(el('span', { className: 'rp-diag__severity', text: self.t('severity.' + d.severity) }));
+      li.appendChild(document.createTextNode(' ' + self.t(d.message) + ' '));
+      li.appendChild(el('code', { className: 'rp-diag__rule', text: d.rule }));
+      self.diagList.appendChild(li);
+    });
+    if (!res.diagnostics.length) this.diagList.appendChild(el('li', { className: 'rp-diag--none', text: this.t('ui.diagnostics.none') }));
+
+    clear(this.diffList);
+    var changes = diff(data, res);
+    changes.forEach(function (c) {
+      var li = el('li', { className: 'rp-diff--' + c.kind });
+      li.appendChild(el('span', { className: 'rp-diff__kind', text: self.t('ui.diff.' + c.kind) }));
+      if (c.was) li.appendChild(el('code', { className: 'rp-diff__was', text: c.was }));
+      if (c.was && c.now) li.appendChild(document.createTextNode(' → '));
+      if (c.now) li.appendChild(el('code', { className: 'rp-diff__now', text: c.now }));
+      self.diffList.appendChild(li);
+    });
+    if (!changes.length) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
+
+    clear(this.effBody);
+    res.effective.forEach(function (e) {
+      var value = e.value !== null ? el('code', { text: e.value }) : el('em', { text: self.t(e.value_text) });
+      var tr = el('tr', { 'data-knob': e.knob }, [
+        el('td', { text: self.t(e.label) }),
+        el('td', {}, [value]),
+        el('td', {}, [el('span', { className: 'rp-source rp-source--' + e.source, text: self.t('source.' + e.source) })]),
+        el('td', { text: e.because ? self.t(e.because) : '' })
+      ]);
+      self.effBody.appendChild(tr);
+    });
+  };
+
+  Playground.prototype.writeHash = function (res) {
+    var parts = AXES_TOP.map(function (k) { return k + '=' + encodeURIComponent(res[k]); });
+    res.axes.forEach(function (a) { if (a.visible) parts.push(a.axis + '=' + encodeURIComponent(a.value)); });
+    parts.push('avg_len=' + res.avg_len);
+    var hash = '#' + parts.join('&');
+    this.hash = hash;
+    if (location.hash !== hash) history.replaceState(history.state, '', hash);
+    // The language switch lands on the same page with the same selection.
+    Array.prototype.forEach.call(document.querySelectorAll('a[data-recipes-lang]'), function (a) {
+      a.setAttribute('href', a.getAttribute('href').split('#')[0] + hash);
+    });
+  };
+
+  function mount(root) {
+    if (root.getAttribute('data-mounted')) return;
+    root.setAttribute('data-mounted', 'loading');
+    var lang = root.getAttribute('data-lang') || 'en', model = root.getAttribute('data-model');
+    var base = SCRIPT_SRC || document.baseURI;
+    var url = new URL(model + '.' + lang + '.json', base);
+    root.setAttribute('aria-busy', 'true');
+    root.appendChild(el('p', { className: 'rp-loading', text: (FALLBACK[lang] || FALLBACK.en)['ui.loading'] }));
+    fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
+      if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status);
+      return r.json();
+    }).then(function (data) {
+      var pg = new Playground(root, data);
+      root.playground = pg;
+      pg.load(readHash());
+      window.addEventListener('hashchange', function () {
+        var hash = readHash();
+        if (location.hash !== pg.hash && pg.owns(hash)) pg.load(hash);
+      });
+      root.setAttribute('data-mounted', 'ready');
+      root.removeAttribute('aria-busy');
+    }).catch(function (e) {
+      clear(root);
+      root.appendChild(el('p', { className: 'rp-error', text: (FALLBACK[lang] || FALLBACK.en)['ui.load-failed'] }));
+      root.setAttribute('data-mounted', 'failed');
+      root.removeAttribute('aria-busy');
+      if (typeof console !== 'undefined') console.warn('recipe playground:', e);
+    });
+  }
+
+  function mountAll() {
+    Array.prototype.forEach.call(document.querySelectorAll('.recipe-playground'), mount);
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', mountAll);
+  else mountAll();
+  if (window.document$ && typeof window.document$.subscribe === 'function') window.document$.subscribe(mountAll);
+})();

@@ -1,0 +1,359 @@
+"""The Playground in a real browser: Debian's Chromium driven by Playwright.
+
+The site is built once (both languages) into a scratch folder and served on a loopback port.
+Every test records console errors, page errors and requests to any other host, and fails if
+there is one. Expected commands come from the ``recipes`` CLI, so the browser is checked against
+the same engine the docs and the parity test use.
+
+Needs /usr/bin/chromium (apt-get install chromium fonts-nanum); never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+
+from macros.selections import sample_playground, split
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+MODEL = "kimi-k3"
+PAGES = {"en": "/models/kimi-k3/", "ko": "/ko/models/kimi-k3/"}
+SCREENS = Path("/tmp/screens")
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing on CI: install the Debian packages chromium and "
+                    "fonts-nanum before the tests run", pytrace=False)
+    pytest.skip("Chromium not installed: apt-get install chromium fonts-nanum")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep pytest output readable
+        pass
+
+
+@pytest.fixture(scope="module")
+def site():
+    """Build both languages once and serve them on 127.0.0.1:<free port>."""
+    _require_chromium()
+    from macros.build import build_site
+
+    scratch = ROOT / ".build" / f"browser-test-{os.getpid()}"
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        out = build_site(out=scratch / "site", quiet=True)
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+            server.server_close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+    finally:
+        pw.stop()
+
+
+class Tab:
+    """One browser context with its problems recorded (console errors, external requests)."""
+
+    def __init__(self, browser, base: str):
+        self.base = base
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+        self.problems: list[str] = []
+        self.local_requests = 0
+        self.pages = []
+
+    def new_page(self):
+        page = self.context.new_page()
+        page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("request", self._request)
+        self.pages.append(page)
+        return page
+
+    def _request(self, request) -> None:
+        if request.url.startswith(self.base + "/"):
+            self.local_requests += 1
+        elif not request.url.startswith(("data:", "blob:", "about:")):
+            self.problems.append(f"request to another host: {request.url}")
+
+    def open(self, lang: str = "en", hash_: str = "", page=None):
+        page = page or self.new_page()
+        page.goto(self.base + PAGES[lang] + hash_)
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        return page
+
+
+@pytest.fixture
+def tab(browser, site):
+    t = Tab(browser, site)
+    yield t
+    t.context.close()
+    assert not t.problems, ("the page logged errors or left the local server:\n"
+                            + "\n".join(t.problems))
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+def expected(cli, selection: dict, lang: str = "en") -> dict:
+    """What ``recipes command`` prints for a selection (JSON form, same engine and text)."""
+    hw, role, strategy, picks = split(selection)
+    args = ["command", MODEL, "--hw", hw, "--role", role, "--strategy", strategy,
+            "--lang", lang, "--format", "json"]
+    for key, value in picks.items():
+        args += ["--set", f"{key}={value}"]
+    result = cli(*args)
+    assert result.code == 0, result.err
+    return result.json()
+
+
+def text_of(page, testid: str) -> str:
+    return page.locator(f'[data-testid="{testid}"]').text_content()
+
+
+def wait_text(page, testid: str, want: str, timeout: int = 5000) -> None:
+    """Wait until the block shows exactly ``want``; then compare (for a readable diff)."""
+    try:
+        page.wait_for_function(
+            "([id, want]) => { const e = document.querySelector(`[data-testid=\"${id}\"]`);"
+            " return e && e.textContent === want; }", arg=[testid, want], timeout=timeout)
+    except Exception:
+        pass
+    assert text_of(page, testid) == want
+
+
+def click(page, axis: str, option: str) -> None:
+    page.click(f'[data-axis="{axis}"] [data-option="{option}"]')
+
+
+def pressed(page) -> dict[str, str]:
+    """The chosen option of every visible selector group."""
+    return page.evaluate("""() => {
+        const out = {};
+        for (const g of document.querySelectorAll('.recipe-playground [data-axis]')) {
+            if (g.hidden) continue;
+            const b = g.querySelector('[data-option][aria-pressed="true"]');
+            if (b) out[g.dataset.axis] = b.dataset.option;
+        }
+        return out;
+    }""")
+
+
+def hash_of(url: str) -> dict[str, str]:
+    return dict(p.split("=", 1) for p in urlsplit(url).fragment.split("&") if "=" in p)
+
+
+# --- tests ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_clicks_compose_the_cli_command(tab, cli, db, lang):
+    page = tab.open(lang)
+    for axis, option in (("hw", "gb200"), ("role", "decode"), ("strategy", "balanced"),
+                         ("hicache", "l3")):
+        click(page, axis, option)
+    want = expected(cli, {"hw": "gb200", "role": "decode", "strategy": "balanced",
+                          "hicache": "l3"}, lang)
+    wait_text(page, "command", want["command"])
+    assert text_of(page, "router") == want["router"]
+    assert page.locator('[data-testid="router"]').is_visible()
+    badge = page.locator('[data-testid="status"]')
+    assert badge.text_content() == want["status_label"]
+    assert badge.get_attribute("class") == f"recipe-badge recipe-badge--{want['status']}"
+    assert text_of(page, "ratio") == want["ratio_text"]
+    rules = page.eval_on_selector_all('[data-testid="diagnostics"] [data-rule]',
+                                      "els => els.map(e => e.dataset.rule)")
+    assert rules == [d["rule"] for d in want["diagnostics"]]
+    assert "spec-caps-running-requests" in rules  # the 48-request cap under speculation
+    chosen = pressed(page)
+    assert {k: chosen[k] for k in ("hw", "role", "strategy", "hicache")} == \
+        {"hw": "gb200", "role": "decode", "strategy": "balanced", "hicache": "l3"}
+    # Labels come from the page language.
+    label = page.locator('[data-axis="role"] .rp-axis__label').text_content()
+    assert label == db.t(lang, "table.role")
+    assert page.locator('[data-axis="role"] [data-option="decode"]').text_content() == \
+        db.t(lang, "role.decode", db.model(MODEL))
+
+
+def test_unified_role_has_no_router(tab, cli):
+    page = tab.open("en", "#hw=b300&role=unified&strategy=balanced")
+    want = expected(cli, {"hw": "b300", "role": "unified", "strategy": "balanced"})
+    wait_text(page, "command", want["command"])
+    assert want["router"] is None
+    assert text_of(page, "router") == ""
+    assert not page.locator('[data-testid="router"]').is_visible()
+
+
+def test_copy_button_puts_the_command_on_the_clipboard(tab, db):
+    page = tab.open("ko", "#hw=b200&role=unified&strategy=balanced&spec=none")
+    command = text_of(page, "command")
+    button = page.locator('.rp-block--command [data-copy="command"]')
+    button.click()
+    page.wait_for_function("() => document.querySelector('.rp-block--command .rp-copy')"
+                           ".classList.contains('rp-copied')", timeout=5000)
+    assert button.text_content() == db.t("ko", "ui.copied")
+    assert page.evaluate("() => navigator.clipboard.readText()") == command
+    assert command.startswith("# ") and "sglang serve" in command
+
+
+def test_hash_round_trip(tab, cli):
+    page = tab.open("en")
+    for axis, option in (("hw", "b200"), ("role", "unified"), ("strategy", "balanced"),
+                         ("spec", "none"), ("hicache", "l2"), ("kv_dtype", "fp8"),
+                         ("hicache_write_policy", "write_back")):
+        click(page, axis, option)
+    url = page.url
+    state = hash_of(url)
+    assert {k: state[k] for k in ("hw", "role", "strategy", "spec", "hicache", "kv_dtype",
+                                  "hicache_write_policy")} == {
+        "hw": "b200", "role": "unified", "strategy": "balanced", "spec": "none",
+        "hicache": "l2", "kv_dtype": "fp8", "hicache_write_policy": "write_back"}
+    assert state["avg_len"] == "11264"
+    # Every visible axis is in the link, so it stays stable when defaults change.
+    assert set(state) == set(pressed(page)) | {"avg_len"}
+    command = text_of(page, "command")
+    want = expected(cli, {k: v for k, v in state.items() if k != "avg_len"})
+    assert command == want["command"]
+
+    other = tab.new_page()
+    other.goto(url)
+    other.wait_for_selector(".recipe-playground[data-mounted=ready]")
+    assert pressed(other) == pressed(page)
+    assert text_of(other, "command") == command
+    assert hash_of(other.url) == state
+
+
+def test_impossible_hash_snaps_to_a_valid_selection(tab, cli):
+    page = tab.open("en", "#hw=a3&role=decode&spec=dflash&tp=16")
+    want = expected(cli, {"hw": "a3", "role": "unified", "strategy": "balanced"})
+    wait_text(page, "command", want["command"])
+    chosen = pressed(page)
+    assert (chosen["hw"], chosen["role"], chosen["strategy"]) == ("a3", "unified", "balanced")
+    assert chosen["spec"] == "dspark" and chosen["tp"] == "inherit"
+    state = hash_of(page.url)
+    assert (state["role"], state["strategy"], state["spec"]) == ("unified", "balanced", "dspark")
+
+
+def test_a_click_that_leaves_no_cell_snaps_lower_selections(tab, cli):
+    page = tab.open("en", "#hw=b300&role=prefill&strategy=long-context")
+    click(page, "hw", "h100")  # H100 has no prefill cells
+    chosen = pressed(page)
+    assert (chosen["hw"], chosen["role"], chosen["strategy"]) == ("h100", "unified", "low-latency")
+    wait_text(page, "command", expected(cli, {"hw": "h100", "role": "unified",
+                                              "strategy": "low-latency"})["command"])
+
+
+def test_greyed_option_shows_its_reason_and_does_nothing(tab, db):
+    page = tab.open("en", "#hw=a3")
+    option = page.locator('[data-axis="role"] [data-option="decode"]')
+    reason = db.t("en", "gate.npu-unified-only", db.model(MODEL))
+    assert option.get_attribute("aria-disabled") == "true"
+    assert option.get_attribute("title") == reason
+    tip = page.locator(f'#{option.get_attribute("aria-describedby")}')
+    assert not tip.is_visible()
+    option.focus()
+    assert tip.is_visible() and tip.text_content() == reason
+    before_url, before_command = page.url, text_of(page, "command")
+    option.click(force=True)  # a real mouse click; Playwright would wait for aria-disabled to go
+    assert pressed(page)["role"] == "unified"
+    assert page.url == before_url and text_of(page, "command") == before_command
+    # Hidden options are not shown at all: Modelslim is an A3-only quantization.
+    click(page, "hw", "b300")
+    assert not page.locator('[data-axis="quant"] [data-option="modelslim"]').is_visible()
+    # An axis whose show_when fails is hidden: VLM transport does not apply to decode.
+    click(page, "role", "decode")
+    assert not page.locator('[data-axis="vlm"]').is_visible()
+
+
+def test_ratio_follows_the_average_request_length(tab, cli):
+    page = tab.open("en", "#hw=b300&role=unified&strategy=balanced")
+    cell = {"hw": "b300", "role": "unified", "strategy": "balanced"}
+    before = text_of(page, "ratio")
+    assert before == expected(cli, cell)["ratio_text"]
+    page.fill('[data-testid="avg-len"]', "2048")
+    want = expected(cli, {**cell, "avg_len": "2048"})
+    wait_text(page, "ratio", want["ratio_text"])
+    assert want["ratio_text"] != before
+    assert f"--mamba-full-memory-ratio {want['ratio_text']} \\" in text_of(page, "command")
+    assert text_of(page, "command") == want["command"]
+    assert hash_of(page.url)["avg_len"] == "2048"
+    # Where the calculator does not apply, the ratio says so.
+    page.goto(tab.base + PAGES["en"] + "#hw=a3")
+    na = expected(cli, {"hw": "a3", "role": "unified", "strategy": "balanced"})
+    wait_text(page, "ratio", na["calculator"])
+
+
+def test_language_switch_keeps_the_page_and_the_selection(tab, db):
+    page = tab.open("en")
+    click(page, "hw", "gb300")
+    click(page, "spec", "none")
+    page.hover(".md-header__option .md-select")
+    with page.expect_navigation():
+        page.click('a.md-select__link[data-recipes-lang="ko"]')
+    page.wait_for_selector(".recipe-playground[data-mounted=ready]")
+    assert urlsplit(page.url).path.endswith("/ko/models/kimi-k3/")
+    assert page.locator('[data-axis="strategy"] .rp-axis__label').text_content() == \
+        db.t("ko", "table.strategy")
+    assert page.locator('[data-axis="spec"] [data-option="none"]').text_content() == \
+        db.t("ko", "opt.spec.none", db.model(MODEL))
+    chosen = pressed(page)
+    assert (chosen["hw"], chosen["spec"]) == ("gb300", "none")
+
+
+def test_pages_stay_on_the_local_server(tab):
+    for lang in ("en", "ko"):
+        tab.open(lang)
+    assert tab.local_requests >= 4  # page, script, stylesheet, JSON: the recorder works
+    # The fixture fails the test on any console error or request to another host.
+
+
+def test_random_selections_via_the_hash(tab, cli, db):
+    page = tab.new_page()
+    for selection in sample_playground(db, MODEL, 6, seed=2024):
+        page.goto(tab.base + PAGES["en"] + "#" + urlencode(selection))
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]")
+        wait_text(page, "command", expected(cli, selection)["command"])
+        chosen = pressed(page)
+        assert {k: chosen.get(k) for k in selection} == selection
+
+
+def test_screenshots_for_review(tab):
+    """Full-page pictures of both Kimi-K3 pages (for people; asserts only that they exist)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for lang in ("en", "ko"):
+        page = tab.open(lang, "#hw=gb200&role=decode&strategy=balanced&hicache=l3")
+        path = SCREENS / f"kimi-k3.{lang}.png"
+        page.screenshot(path=str(path), full_page=True)
+        page.locator(".recipe-playground").screenshot(path=str(SCREENS / f"playground.{lang}.png"))
+        assert path.stat().st_size > 10_000

@@ -1,0 +1,239 @@
+"""The Playground's JavaScript composes exactly what the Python engine composes.
+
+Every reachable Deploy-panel selection (``deployment_selections``) and a seeded sample over
+every Playground card (``sample_playground``) go to Node in one batch
+(``tests/js/parity.mjs``); for each one the command text (English and Korean), the router
+block, the status, the formatted ratio and the diagnostics must be identical to
+``resolve(..., strict=False)`` rendered by ``macros.render``. One difference fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from macros import render
+from macros.export import export_model
+from macros.resolve import resolve
+from macros.selections import deployment_selections, sample_playground, split
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "tests" / "js" / "parity.mjs"
+MODEL = "kimi-k3"
+SAMPLES = 320
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(NODE is None,
+                                reason="node is not installed (apt-get install nodejs)")
+
+
+def _export(db, lang: str, path: Path) -> Path:
+    """The export exactly as the build ships it (macros/hooks.py)."""
+    data = export_model(db, MODEL, lang)
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True),
+                    encoding="utf-8")
+    return path
+
+
+def _expected(db, selection: dict) -> dict:
+    model = db.model(MODEL)
+    hw, role, strategy, picks = split(selection)
+    avg_len = picks.pop("avg_len", None)
+    res = resolve(db, MODEL, hw, role, strategy, picks, avg_len, strict=False)
+    return {
+        "hw": res.hw, "role": res.role, "strategy": res.strategy,
+        "picks": {k: v for k, v in res.picks.items() if v is not None},
+        "command_en": render.command_text(db, model, res, "en"),
+        "command_ko": render.command_text(db, model, res, "ko"),
+        "router": render.router_text(res),
+        "status": res.status,
+        "ratio": res.ratio,
+        "nodes": res.nodes,
+        "rules": sorted({d.rule for d in res.diagnostics}),
+        "diagnostics_en": [[d.severity.value, d.rule, render.diagnostic_text(db, model, d, "en")]
+                           for d in res.diagnostics],
+        "diagnostics_ko": [[d.severity.value, d.rule, render.diagnostic_text(db, model, d, "ko")]
+                           for d in res.diagnostics],
+        "effective": [[e.knob, e.value if e.value is not None
+                       else render.label(db, model, e.value_text, "en"), e.source.value, e.because]
+                      for e in res.effective],
+        "caveats": sorted([c.kind, c.flag, render.text(db, model, c.text, "en")]
+                          for c in res.caveats),
+    }
+
+
+def _first_line_that_differs(a, b) -> str:
+    if not isinstance(a, str) or not isinstance(b, str):
+        return f"python={a!r}\n      js={b!r}"
+    la, lb = a.splitlines(), b.splitlines()
+    for i, (x, y) in enumerate(zip(la, lb), 1):
+        if x != y:
+            return f"line {i}: python={x!r}\n      js={y!r}"
+    return f"python has {len(la)} lines, js has {len(lb)}"
+
+
+@pytest.fixture(scope="module")
+def selections(db):
+    deploy = list(deployment_selections(db, MODEL))
+    sampled = sample_playground(db, MODEL, SAMPLES, seed=11)
+    # A few calculator inputs too: the ratio is pinned into the command.
+    lengths = [{**s, "avg_len": n} for s, n in zip(sampled[:40], [1, 777, 2048, 65536, 131072] * 8)]
+    return deploy, sampled + lengths
+
+
+@pytest.fixture(scope="module")
+def js_results(db, selections, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("parity")
+    deploy, sampled = selections
+    batch = deploy + sampled
+    (tmp / "selections.json").write_text(json.dumps(batch), encoding="utf-8")
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [NODE, str(RUNNER), str(_export(db, "en", tmp / "en.json")),
+         str(_export(db, "ko", tmp / "ko.json")), str(tmp / "selections.json"),
+         str(tmp / "out.json")],
+        capture_output=True, text=True, timeout=600)
+    elapsed = time.perf_counter() - started
+    assert proc.returncode == 0, f"node failed:\n{proc.stdout}\n{proc.stderr}"
+    out = json.loads((tmp / "out.json").read_text(encoding="utf-8"))
+    print(f"\n{proc.stdout.strip()} (node wall time {elapsed:.1f}s)")
+    return batch, out["results"]
+
+
+def test_selection_counts(selections):
+    deploy, sampled = selections
+    assert len(deploy) > 4000, "deployment_selections shrank: did the enumeration break?"
+    assert len(sampled) >= 300
+
+
+KEYS = ("hw", "role", "strategy", "picks", "command_en", "command_ko", "router", "status", "ratio",
+        "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
+
+
+def test_js_matches_python_for_every_selection(db, js_results):
+    batch, results = js_results
+    assert len(results) == len(batch)
+    started = time.perf_counter()
+    differences: list[str] = []
+    compared = 0
+    for selection, got in zip(batch, results):
+        want = _expected(db, selection)
+        compared += 1
+        if "error" in got:
+            differences.append(f"{selection}\n  js raised: {got['error'].splitlines()[0]}")
+            continue
+        for key in KEYS:
+            if want[key] != got.get(key):
+                differences.append(f"{selection}\n  {key} differs: "
+                                   f"{_first_line_that_differs(want[key], got.get(key))}")
+                break
+    print(f"compared {compared} selections with Python in {time.perf_counter() - started:.1f}s")
+    assert not differences, (f"{len(differences)} of {compared} selections differ; "
+                             "the first ones:\n" + "\n".join(differences[:5]))
+
+
+def test_parity_catches_a_difference(db, selections, tmp_path):
+    """The comparison is not vacuous: a changed rule file makes JS and Python disagree."""
+    data = export_model(db, MODEL, "en")
+    for t in data["rules"]["transforms"]:
+        if t["id"] == "pd-decode-port":
+            t["add"] = ["--port 30101"]
+    (tmp_path / "en.json").write_text(json.dumps(data), encoding="utf-8")
+    sel = {"hw": "gb200", "role": "decode", "strategy": "balanced", "hicache": "l3"}
+    (tmp_path / "sel.json").write_text(json.dumps([sel]), encoding="utf-8")
+    subprocess.run([NODE, str(RUNNER), str(tmp_path / "en.json"), str(tmp_path / "en.json"),
+                    str(tmp_path / "sel.json"), str(tmp_path / "out.json")],
+                   check=True, capture_output=True, timeout=60)
+    got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0]
+    assert got["command_en"] != _expected(db, sel)["command_en"]
+    assert got["command_en"].endswith("--port 30101")
+
+
+def _helper_cases() -> dict:
+    import random
+
+    rng = random.Random(5)
+    fmt = [0.125, 0.0125, 0.00125, 2.675, 1.005, 1.125, 9.995, 9.999, 10.05, 10.25, 0.95, 0.995,
+           0.1, 1.0, 10.0, 0.0001234, 123456.789, 3.99, 0.086, 0.43, 5.125]
+    fmt += [rng.uniform(0.001, 50) for _ in range(300)] + [2 ** -k for k in range(1, 20)]
+    quote = ["", "plain", "a b", "it's", '{"enable_multithread_load": true}', "<rank>",
+             "{x}", "}x", "x{y}", "<node0-ip>:20000", "a=b", "$HOME", "tab\there", "ünï", "a;b"]
+    parse = ["--tp-size 8", "--a=1 --b 2 3", "--x 'a b' --y \"c \\\"d\\\"\"", "--m '{\"k\": 1}'",
+             "bare --x", "--q 'open", "--e a\\ b"]
+    fill = [{"text": t, "names": {"a": 3, "b": "16", "c": 2.5, "none": None, "t": True}}
+            for t in ("--x {a}", "{b // a}", "{b / 4}", "{a * (a + 1) - 2}", "{{KEEP}} {a}",
+                      "{c * 2}", "{c}", "{none}", "{t}", "{b}", "{missing}", "{a / 0}", "{a +}")]
+    ctx = {"values": {"hw": "b200", "role": "decode", "tp": "16", "hidden": "", "n": 2, "f": True},
+           "flags": {"--tp-size": ["16"], "--flag": [], "--algo": ["dspark"]},
+           "cell_flags": {"--pp-size": ["2"]}, "env": {"SGLANG_X": "1"}}
+    unknown = {"values": {}, "flags": None, "cell_flags": None, "env": None}
+    conds = [{}, {"hw": "b200"}, {"hw": ["b300", "b200"]}, {"tp": {"gt": 8}}, {"tp": {"le": 8}},
+             {"n": {"ge": 2, "lt": 3}}, {"f": True}, {"f": "true"}, {"hidden": ""},
+             {"hidden": {"not_in": ["a", "b"]}}, {"missing": "x"}, {"not": {"missing": "x"}},
+             {"any": [{"missing": "x"}, {"hw": "b200"}]}, {"any": [{"missing": "x"}, {"hw": "a3"}]},
+             {"all": [{"hw": "b200"}, {"missing": 1}]}, {"has": ["--tp-size"]},
+             {"lacks": ["--tp-size"]}, {"has_any": ["--no", "--flag"]},
+             {"flag": {"--flag": True}}, {"flag": {"--algo": {"ieq": "DSPARK"}}},
+             {"flag": {"--tp-size": {"gt": 8}, "--nope": 1}},
+             {"cell_flag": {"--pp-size": {"gt": 1}}},
+             {"cell_has": ["--pp-size"]}, {"env_has": ["SGLANG_X"]}, {"env": {"SGLANG_X": "1"}},
+             {"env_has_any": ["A", "B"]}, {"role": {"ne_var": "hw"}},
+             {"role": {"ne_var": "missing"}},
+             {"tp": {"eq": 16}}, {"tp": {"in": [8, 16]}}, {"hw": {"gt": 1}}, {"role": None}]
+    evaluate = [{"cond": c, **ctx} for c in conds] + [{"cond": c, **unknown} for c in conds]
+    return {"fmt": fmt, "quote": quote, "parse": parse, "fill": fill, "evaluate": evaluate}
+
+
+def test_helpers_match_python(tmp_path):
+    """Number formatting (Python's round-half-even ties), shell quoting, flag parsing,
+    {expression} templates and three-valued conditions, case by case."""
+    from macros import calculator, conditions
+    from macros.flags import parse_flag_text, quote
+
+    cases = _helper_cases()
+    (tmp_path / "cases.json").write_text(json.dumps(cases), encoding="utf-8")
+    subprocess.run([NODE, str(ROOT / "tests" / "js" / "helpers.mjs"), str(tmp_path / "cases.json"),
+                    str(tmp_path / "out.json")], check=True, capture_output=True, timeout=60)
+    got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+
+    class Ctx:
+        def __init__(self, c):
+            self.c = c
+
+        def value(self, key):
+            return self.c["values"].get(key)
+
+        def flags(self):
+            f = self.c["flags"]
+            return None if f is None else {k: tuple(v) for k, v in f.items()}
+
+        def cell_flags(self):
+            f = self.c["cell_flags"]
+            return None if f is None else {k: tuple(v) for k, v in f.items()}
+
+        def env(self):
+            return self.c["env"]
+
+    def safe(fn):
+        try:
+            return {"ok": fn()}
+        except Exception:
+            return {"error": True}
+
+    want = {
+        "fmt": [calculator.fmt(v) for v in cases["fmt"]],
+        "quote": [quote(v) for v in cases["quote"]],
+        "parse": [safe(lambda t=t: [[f.name, list(f.values)] for f in parse_flag_text(t)])
+                  for t in cases["parse"]],
+        "fill": [safe(lambda c=c: conditions.fill(c["text"], lambda n: c["names"][n]))
+                 for c in cases["fill"]],
+        "evaluate": [conditions.evaluate(c["cond"], Ctx(c)) for c in cases["evaluate"]],
+    }
+    for key, values in want.items():
+        bad = [(case, w, g) for case, w, g in zip(cases[key], values, got[key]) if w != g]
+        assert not bad, f"{key}: {len(bad)} differ, e.g. (case, python, js): {bad[:3]}"
