@@ -5,12 +5,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from helpers.sybil_docs import make_sybil, summary_lines  # noqa: E402
+from helpers.sybil_docs import make_sybil, print_summary  # noqa: E402
 
 pytest_collect_file = make_sybil(path=str(Path(__file__).resolve().parent),
                                  patterns=["en/**/*.md", "ko/**/*.md", "en/*.md", "ko/*.md"]).pytest()
 
 
 def pytest_terminal_summary(terminalreporter):
-    for line in summary_lines():
-        terminalreporter.write_line(line)
+    print_summary(terminalreporter)

@@ -75,9 +75,17 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
         os.chdir(cwd)
         log.removeHandler(capture)
         log.propagate = propagate
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
     old = scratch_root / (scratch.name + "-old")
-    if out.exists():
-        out.rename(old)
-    scratch.rename(out)
+    try:
+        if out.exists():
+            out.rename(old)
+        scratch.rename(out)
+    except OSError as exc:  # e.g. out on another file system: keep the old site
+        if old.exists() and not out.exists():
+            old.rename(out)
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise BuildFailed(f"could not move the new site into {out}: {exc}") from None
     shutil.rmtree(old, ignore_errors=True)
     return out

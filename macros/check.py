@@ -248,8 +248,8 @@ class _CheckContext:
                 return None
             return _attr(self.db.platforms[self.hw], key[3:])
         if key.startswith("cell."):
-            return None if self.cell is None else getattr(self.cell, key[5:], None)
-        return self.picks.get(key)
+            return None if self.cell is None else _attr(self.cell, key[5:])
+        return self.picks.get(key)  # generated commands pass every pick, hidden ones as ""
 
     def flags(self):
         return self._flags

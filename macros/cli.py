@@ -189,7 +189,7 @@ def cmd_export(args) -> int:
 
     db = _db(args)
     data = export_model(db, args.model, args.lang)
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
         print(f"wrote {args.out} ({len(text):,} bytes)", file=sys.stderr)

@@ -9,6 +9,7 @@ Playground's JavaScript mirrors this file; tests keep the two in step.
 from __future__ import annotations
 
 import re
+from enum import Enum
 from typing import Any, Protocol
 
 FLAG_KEYS = {"has", "lacks", "has_any", "cell_has", "cell_lacks", "flag", "cell_flag",
@@ -65,6 +66,8 @@ def _norm(value: Any) -> str:
         return "true" if value else "false"
     if value is None:
         return "null"
+    if isinstance(value, Enum):
+        return str(value.value)
     return str(value)
 
 
@@ -307,6 +310,8 @@ def fill(text: str, lookup) -> str:
         return text
     def one(m: re.Match) -> str:
         v = eval_expr(m.group(1), lookup)
+        if v is None or v == "":
+            raise ExprError(f"'{{{m.group(1)}}}' has no value here")
         if isinstance(v, float) and v == int(v):
             v = int(v)
         return str(v)

@@ -40,7 +40,7 @@ def on_files(files, config):
     db = cached_database()
     for model_id in db.models:
         data = export_model(db, model_id, lang)
-        content = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        content = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         files.append(File.generated(config, f"assets/recipes/{model_id}.{lang}.json",
                                     content=content))
     _rendered.clear()

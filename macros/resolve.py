@@ -144,7 +144,7 @@ class _State:
         if key.startswith("hw."):
             return _attr(self.db.platforms[self.hw], key[3:])
         if key.startswith("cell."):
-            return getattr(self.cell, key[5:], None)
+            return _attr(self.cell, key[5:])
         if key == "nodes":
             return self.nodes
         if key == "calculator":
@@ -616,7 +616,9 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             h = TextRef(id=h.id, fields={"nodes": str(st.nodes), "last_rank": str(st.nodes - 1)})
         hints.append(h)
     caveats = _caveats(st, calc_reason)
-    diagnostics = check_state(st.db, st.model, st.hw, st.role, st.strategy, st.picks,
+    known = {k: ("" if v is None else v) for k, v in st.picks.items()}
+    known["nodes"] = st.nodes
+    diagnostics = check_state(st.db, st.model, st.hw, st.role, st.strategy, known,
                               {f.name: f.values for f in flags}, dict(st.env_items), st.cell)
     return Resolution(
         model=st.model.id, hw=st.hw, role=st.role, strategy=st.strategy,

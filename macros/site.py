@@ -27,17 +27,26 @@ def _esc(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+
+
+def _md(text: str) -> str:
+    """Reader text placed in Markdown: no HTML, no Markdown syntax (links, emphasis …)."""
+    return _MD_SPECIAL.sub(r"\\\1", _esc(str(text)))
+
+
 def _cell_text(text: str) -> str:
-    """Escaped text that also cannot break a Markdown table cell."""
-    return _esc(text).replace("|", "&#124;").replace("\n", " ")
+    """Inert text that also cannot break a Markdown table cell."""
+    return _md(text).replace("\n", " ")
 
 
-_CODE_WORD = re.compile(r"(?<![\w`])(--[a-z0-9][a-z0-9-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[\w.:<>-]+)?)")
+_CODE_WORD = re.compile(r"(--[a-z0-9][a-z0-9-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[\w.:-]+)?)")
 
 
 def _prose(text: str) -> str:
-    """Escaped reader text with flags and env vars set as inline code."""
-    return _CODE_WORD.sub(r"`\1`", _esc(text))
+    """Inert reader text with flags and env vars set as inline code."""
+    parts = _CODE_WORD.split(str(text))
+    return "".join(f"`{p}`" if i % 2 else _md(p) for i, p in enumerate(parts))
 
 
 def _fence(code: str, lang: str = "bash", attrs: str = "") -> str:
@@ -85,7 +94,7 @@ class Site:
                                        attrs=attrs)]
         router_text = render.router_text(res)
         if router and router_text:
-            parts += ["", f"**{_esc(self.t('ui.router'))}**", "",
+            parts += ["", f"**{_md(self.t('ui.router'))}**", "",
                       _directive(model_id, res, program="router"), "", _fence(router_text)]
         return "\n".join(parts)
 
@@ -119,7 +128,7 @@ class Site:
             kind = {"redirect": "info", "warn": "warning", "pin": "note",
                     "calculator": "info"}.get(c.kind, "note")
             body = render.text(self.db, model, c.text, self.lang)
-            title = _esc(c.flag) if c.flag else _esc(self.t("ui.caveats"))
+            title = _esc(c.flag) if c.flag else _esc(self.t("ui.caveats"))  # HTML attribute-like
             blocks.append(f'!!! {kind} "{title}"\n\n    {_prose(body)}\n')
         if diagnostics:
             for d in res.diagnostics:
@@ -169,14 +178,14 @@ class Site:
         out = []
         for hw in model.info.hardware:
             p = self.db.platforms[hw]
-            out.append(f'=== "{_esc(p.label)}"\n')
+            out.append(f'=== "{_esc(p.label)}"\n')  # a tab title is plain text
             for cell in (c for c in model.cells if c.match.hw == hw):
                 m = cell.match
                 role = self.t(next(r for r in model.info.roles if r.id == m.role).label, model)
                 strategy = self.t(next(s for s in model.info.strategies
                                        if s.id == m.strategy).label, model)
                 anchor = cell_anchor(m.hw, m.role, m.strategy)
-                body = [f"#### {_esc(p.label)} · {_esc(role)} · {_esc(strategy)} "
+                body = [f"#### {_md(p.label)} · {_md(role)} · {_md(strategy)} "
                         f"{self._badge(cell.status.value)} {{ #{anchor} }}", "",
                         self.command(model_id, m.hw, m.role, m.strategy, **picks), "",
                         self.caveats(model_id, m.hw, m.role, m.strategy, diagnostics=False,
@@ -200,9 +209,9 @@ class Site:
                 strategy = self.t(f"strategy.{m['strategy']}", model)
                 quant = m.get("quant", "mxfp4").upper()
                 spec = self.t(f"opt.spec.{m.get('spec', 'none')}", model)
-                out.append(f"**{_esc(p.label)} · {_esc(role)} · {_esc(strategy)} · {_esc(quant)}"
-                           f" · {_esc(spec)}** ({self._badge_for(model, m)} "
-                           f"SGLang {_esc(rnd.version)})\n")
+                out.append(f"**{_md(p.label)} · {_md(role)} · {_md(strategy)} · {_md(quant)}"
+                           f" · {_md(spec)}** ({self._badge_for(model, m)} "
+                           f"SGLang {_md(rnd.version)})\n")
                 out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
                            f"{self.t('table.concurrency')} | {self.t('table.ttft')} | "
                            f"{self.t('table.tpot')} | {self.t('table.throughput')} |")
@@ -223,7 +232,7 @@ class Site:
         res = self.resolve(model_id, hw, role, strategy, **picks)
         model = self.db.model(model_id)
         if res.calculator is not None:
-            return f"*{_esc(self.t(res.calculator.id, model))}*"
+            return f"*{_md(self.t(res.calculator.id, model))}*"
         consts = model.info.calculator
         flags = {f.name: f.values for f in res.flags if f.name != "--mamba-full-memory-ratio"}
         inputs = calculator.read_inputs(flags, dict(e.split("=", 1) for e in res.env),
@@ -241,8 +250,8 @@ class Site:
                  and self.db.platforms[h].gpus_per_node == 8]
         four = [h for h in model.info.hardware if self.db.platforms[h].arch == "blackwell"
                 and self.db.platforms[h].gpus_per_node == 4]
-        l8 = "/".join(self.db.platforms[h].label for h in eight)
-        l4 = "/".join(self.db.platforms[h].label for h in four)
+        l8 = _cell_text("/".join(self.db.platforms[h].label for h in eight))
+        l4 = _cell_text("/".join(self.db.platforms[h].label for h in four))
         rows = [f"| {self.t('table.gpus')} | {self.t('table.layout')} ({l8}) | "
                 f"{self.t('table.layout')} ({l4}) | {self.t('table.tp_ep')} | {self.t('table.dp')} |",
                 "|---:|---:|---:|---:|---:|"]
@@ -265,14 +274,14 @@ class Site:
         return self._badge(status)
 
     def text(self, model_id: str, text_id: str) -> str:
-        return _esc(self.t(text_id, self.db.model(model_id)))
+        return _prose(self.t(text_id, self.db.model(model_id)))
 
     def playground(self, model_id: str) -> str:
         """Mount point of the Playground; the static matrix below it works without JS."""
-        lang = self.lang
+        self.db.model(model_id)
         return (f'<div class="recipe-playground" data-model="{_esc(model_id)}" '
-                f'data-lang="{_esc(lang)}" data-src="../../assets/recipes/{_esc(model_id)}.{_esc(lang)}.json">'
-                f'</div>')
+                f'data-lang="{_esc(self.lang)}" data-loading="{_esc(self.t("ui.loading"))}" '
+                f'data-failed="{_esc(self.t("ui.load-failed"))}"></div>')
 
 
 def cell_anchor(hw: str, role: str, strategy: str) -> str:

@@ -31,10 +31,9 @@ def built_site(tmp_path_factory):
 
 
 def pytest_terminal_summary(terminalreporter):
-    from helpers.sybil_docs import summary_lines
+    from helpers.sybil_docs import print_summary
 
-    for line in summary_lines():
-        terminalreporter.write_line(line)
+    print_summary(terminalreporter)
 
 
 @pytest.fixture

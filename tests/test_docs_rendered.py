@@ -27,8 +27,8 @@ def test_rendered_pages_run_and_check_clean(built_site, lang):
         failures += failed
     assert not failures, "\n".join(failures)
     assert examples > 50
-    assert COUNTS[(lang, "shell")] >= 55  # 50 cells + routers + the page's own commands
-    assert COUNTS[(lang, "python")] >= 2
+    assert COUNTS[("rendered", lang, "shell")] >= 55  # 50 cells + routers + page commands
+    assert COUNTS[("rendered", lang, "python")] >= 2
 
 
 def test_rendered_kimi_page_has_every_cell_command(built_site):

@@ -189,13 +189,16 @@ def _helper_cases() -> dict:
     return {"fmt": fmt, "quote": quote, "parse": parse, "fill": fill, "evaluate": evaluate}
 
 
-def test_helpers_match_python(tmp_path):
+def test_helpers_match_python(tmp_path, db):
     """Number formatting (Python's round-half-even ties), shell quoting, flag parsing,
     {expression} templates and three-valued conditions, case by case."""
     from macros import calculator, conditions
     from macros.flags import parse_flag_text, quote
 
+    from macros.flags import READER_PLACEHOLDERS
+
     cases = _helper_cases()
+    cases["placeholders"] = sorted(READER_PLACEHOLDERS)
     (tmp_path / "cases.json").write_text(json.dumps(cases), encoding="utf-8")
     subprocess.run([NODE, str(ROOT / "tests" / "js" / "helpers.mjs"), str(tmp_path / "cases.json"),
                     str(tmp_path / "out.json")], check=True, capture_output=True, timeout=60)

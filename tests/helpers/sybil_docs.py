@@ -31,9 +31,22 @@ _ALLOWED_BASE_URLS = ("http://localhost:30000/v1", "http://localhost:8000/v1",
 _NONE_PRINT = re.compile(r"^(?P<label>[A-Za-z][\w ]*): None$", re.M)
 
 
+_DOCS = Path(__file__).resolve().parents[2] / "docs"
+_PRINTED = False
+
+
 def _lang_of(path: str) -> str:
     parts = Path(path).parts
     return "ko" if "ko" in parts else "en"
+
+
+def _kind(path: str) -> str | None:
+    """'source' for the repository's pages, 'rendered' for built copies, None for the
+    mutated copies the tests of the tests make (not counted)."""
+    p = Path(path).resolve()
+    if p.is_relative_to(_DOCS):
+        return "source"
+    return "rendered" if p.name == "index.md" and "site" in p.parts else None
 
 
 class _Block:
@@ -72,10 +85,10 @@ class FenceParser:
 
 def evaluate_shell(example) -> str | None:
     block, source = example.parsed
-    lang = _lang_of(example.path)
+    lang, kind = _lang_of(example.path), _kind(example.path)
     directive = block.directive or {}
     if directive.get("skip") == "true":
-        COUNTS[(lang, "shell-skipped")] += 1
+        COUNTS[(kind, lang, "shell-skipped")] += 1
         return None
     db = cached_database()
     findings = check_text(db, str(source), model_id=directive.get("model"),
@@ -85,9 +98,9 @@ def evaluate_shell(example) -> str | None:
         if block.directive is not None:
             return f"{example.path}:{example.line}: the check directive names a command, but " \
                    "the block below it holds no sglang or router command"
-        COUNTS[(lang, "shell-other")] += 1
+        COUNTS[(kind, lang, "shell-other")] += 1
         return None
-    COUNTS[(lang, "shell")] += 1
+    COUNTS[(kind, lang, "shell")] += 1
     errors = [f for f in findings if f.severity.value == "error"]
     if not errors:
         return None
@@ -122,11 +135,11 @@ class _Redirect:
 
 def evaluate_python(example) -> str | None:
     block, source = example.parsed
-    lang = _lang_of(example.path)
+    lang, kind = _lang_of(example.path), _kind(example.path)
     if (block.directive or {}).get("skip") == "true":
-        COUNTS[(lang, "python-skipped")] += 1
+        COUNTS[(kind, lang, "python-skipped")] += 1
         return None
-    COUNTS[(lang, "python")] += 1
+    COUNTS[(kind, lang, "python")] += 1
     server: StandInServer = example.namespace["__standin__"]
     before = len(server.requests)
     out = io.StringIO()
@@ -170,13 +183,24 @@ def make_sybil(**kwargs) -> Sybil:
 
 def summary_lines() -> list[str]:
     out = []
-    for lang in ("en", "ko"):
-        py, sh = COUNTS[(lang, "python")], COUNTS[(lang, "shell")]
-        other = COUNTS[(lang, "shell-other")]
-        if py or sh or other:
-            out.append(f"docs ({lang}): {py} Python snippets run, {sh} shell blocks with SGLang "
-                       f"commands checked, {other} other shell blocks")
+    for kind, what in (("source", "Markdown sources"), ("rendered", "rendered pages")):
+        for lang in ("en", "ko"):
+            py, sh = COUNTS[(kind, lang, "python")], COUNTS[(kind, lang, "shell")]
+            other = COUNTS[(kind, lang, "shell-other")]
+            if py or sh or other:
+                out.append(f"docs {lang}, {what}: {py} Python snippets run, {sh} shell blocks "
+                           f"with SGLang commands checked, {other} other shell blocks")
     return out
+
+
+def print_summary(terminalreporter) -> None:
+    """Called by both conftest files; prints once per run."""
+    global _PRINTED
+    if _PRINTED:
+        return
+    _PRINTED = True
+    for line in summary_lines():
+        terminalreporter.write_line(line)
 
 
 def run_document(path: Path) -> tuple[int, list[str]]:

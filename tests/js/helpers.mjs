@@ -23,6 +23,7 @@ function safe(fn) {
   try { return { ok: fn() }; } catch (err) { return { error: true }; }
 }
 
+pg.setReaderPlaceholders(cases.placeholders || []);
 const out = {
   fmt: cases.fmt.map((v) => pg.fmt(v)),
   quote: cases.quote.map((v) => pg.quote(v)),

@@ -244,18 +244,44 @@
 
   function fill(text, lookup) {  // conditions.fill: {{PLACEHOLDER}} is left alone
     return text.replace(TEMPLATE, function (m, pre, expr, post) {
-      return pre || post ? m : pyStr(evalExpr(expr, lookup));
+      if (pre || post) return m;
+      var v = evalExpr(expr, lookup);
+      if (v === null || v === undefined || v === '') throw new Error("'{" + expr + "}' has no value here");
+      return pyStr(v);
     });
   }
 
   // --- flags.py ---
 
-  var BARE = /^[A-Za-z0-9_@%+=:,./<>{}-]+$/;
+  // Bare characters, as in flags.py; reader placeholders the database declares (<rank>,
+  // <node0-ip> …) also stay unquoted, like the upstream page prints them.
+  var BARE = /^[A-Za-z0-9_@%+=:,./-]+$/;
+  var READER = {}, READER_FROM = null;
+
+  function setReaderPlaceholders(list) {
+    READER = {};
+    list.forEach(function (p) { READER[p] = true; });
+  }
+
+  function readerPlaceholdersOf(data) {
+    if (READER_FROM === data) return;
+    var found = [];
+    var texts = Object.keys(data.model.placeholders).map(function (k) { return data.model.placeholders[k]; })
+      .concat(data.model.pd.router.flags);
+    texts.forEach(function (text) { found = found.concat(text.match(/<[a-z0-9][a-z0-9.-]*>/g) || []); });
+    setReaderPlaceholders(found);
+    READER_FROM = data;
+  }
 
   function quote(value) {
-    if (value && BARE.test(value) && value[0] !== '{' && value[0] !== '}') return value;
     if (!value) return "''";  // shlex.quote
-    if (!/[^A-Za-z0-9_@%+=:,./-]/.test(value)) return value;
+    if (BARE.test(value)) return value;
+    if (value.indexOf('<') >= 0) {
+      var tokens = value.match(/<[^<>]*>/g) || [];
+      var rest = value.replace(/<[^<>]*>/g, '');
+      if (tokens.length && tokens.every(function (tok) { return READER[tok] === true; }) &&
+          (!rest || BARE.test(rest))) return value;
+    }
     return "'" + value.replace(/'/g, "'\"'\"'") + "'";
   }
 
@@ -671,6 +697,7 @@
    *  Same as resolve(db, model, ..., strict=False): an impossible selection snaps to the
    *  nearest valid one. Unknown keys are ignored (a URL hash may carry anything). */
   function compose(data, selection) {
+    readerPlaceholdersOf(data);
     var sel = selection || {}, info = data.model, ix = indexOf(data);
     var hw = info.hardware.indexOf(sel.hw) >= 0 ? sel.hw : info.hardware[0];
     var roles = roleStates(data, hw), role = choose(sel.role, roles);
@@ -895,7 +922,7 @@
       var role = data.model.roles.filter(function (r) { return r.id === fields.role; })[0];
       if (role) fields.role = text(data, role.label);
     }
-    var raw = has(data.text, ref.id) ? data.text[ref.id] : (FALLBACK[data.lang] || FALLBACK.en)[ref.id];
+    var raw = has(data.text, ref.id) ? data.text[ref.id] : undefined;
     if (raw === undefined) raw = ref.id;
     if (Object.keys(fields).length) {
       raw = raw.replace(/\{([a-z_]+)\}/g, function (m, name) { return has(fields, name) ? String(fields[name]) : m; });
@@ -928,38 +955,6 @@
     return continued(body).join('\n');
   }
 
-  // Reader-visible strings the export does not carry yet (ids a future text.*.yaml may define).
-  var FALLBACK = {
-    en: {
-      'ui.playground': 'Playground', 'ui.deploy': 'Deploy', 'ui.vendor.nvidia': 'NVIDIA', 'ui.vendor.amd': 'AMD',
-      'ui.vendor.huawei': 'Huawei Ascend', 'ui.hbm': '{gb} GB', 'ui.card.large_scale': 'Large-scale',
-      'ui.card.attention': 'Attention', 'ui.card.moe': 'MoE', 'ui.card.parsers': 'Parsers', 'ui.card.pd': 'PD disaggregation',
-      'ui.card.hicache': 'HiCache', 'ui.card.spec': 'Speculative decoding', 'ui.card.memory': 'Memory',
-      'ui.card.amd': 'AMD', 'ui.card.runtime': 'Graphs and balancing', 'ui.calculator': 'Mamba-ratio calculator',
-      'ui.calc.inputs': 'attention TP {attn_tp} (TP {tp} / attention DP {attn_dp}), DCP {dcp}, KV cache {kv_dtype} ({kv_bytes} B), KDA state {ssm_dtype} ({ssm_bytes} B), slots S = {slots}, draft states D = {drafts}',
-      'ui.calc.bytes': 'state bytes per request {state}; KV bytes per token per rank {kv}',
-      'ui.calc.invalid': 'Enter a whole number of tokens above 0.',
-      'ui.diff': 'Changes against the recipe cell', 'ui.diff.none': 'Same flags and environment as the recipe cell.',
-      'ui.diff.added': 'added', 'ui.diff.removed': 'removed', 'ui.diff.changed': 'changed',
-      'ui.diagnostics.none': 'No findings.', 'ui.loading': 'Loading the Playground…',
-      'ui.load-failed': 'The Playground could not load its data; the commands below still apply.'
-    },
-    ko: {
-      'ui.playground': '플레이그라운드', 'ui.deploy': '배포', 'ui.vendor.nvidia': 'NVIDIA', 'ui.vendor.amd': 'AMD',
-      'ui.vendor.huawei': 'Huawei Ascend', 'ui.hbm': '{gb} GB', 'ui.card.large_scale': '대규모 배포',
-      'ui.card.attention': '어텐션', 'ui.card.moe': 'MoE', 'ui.card.parsers': '파서', 'ui.card.pd': 'PD 분리',
-      'ui.card.hicache': 'HiCache', 'ui.card.spec': '추측 디코딩', 'ui.card.memory': '메모리',
-      'ui.card.amd': 'AMD', 'ui.card.runtime': '그래프와 밸런싱', 'ui.calculator': 'Mamba 비율 계산기',
-      'ui.calc.inputs': '어텐션 TP {attn_tp} (TP {tp} / 어텐션 DP {attn_dp}), DCP {dcp}, KV 캐시 {kv_dtype} ({kv_bytes} B), KDA 상태 {ssm_dtype} ({ssm_bytes} B), 슬롯 S = {slots}, 초안 상태 D = {drafts}',
-      'ui.calc.bytes': '요청당 상태 바이트 {state}, 랭크별 토큰당 KV 바이트 {kv}',
-      'ui.calc.invalid': '0보다 큰 정수 토큰 수를 입력하세요.',
-      'ui.diff': '레시피 셀과 달라진 점', 'ui.diff.none': '레시피 셀과 플래그와 환경 변수가 같아요.',
-      'ui.diff.added': '추가', 'ui.diff.removed': '제거', 'ui.diff.changed': '변경',
-      'ui.diagnostics.none': '발견된 문제가 없어요.', 'ui.loading': '플레이그라운드를 불러오는 중이에요…',
-      'ui.load-failed': '플레이그라운드 데이터를 불러오지 못했어요. 아래 명령은 그대로 쓸 수 있어요.'
-    }
-  };
-
   // Flags and env that the selection changed relative to the cell's own flags and env.
   function diff(data, res) {
     var values = placeholders({ data: data }, res.model_name);
@@ -987,7 +982,8 @@
 
   var api = { compose: compose, commandText: commandText, routerText: routerText, text: text,
               diff: diff, fmt: fmt, readInputs: readInputs, ratio: ratio, evaluate: evaluate,
-              fill: fill, quote: quote, parseFlagText: parseFlagText };
+              fill: fill, quote: quote, parseFlagText: parseFlagText,
+              setReaderPlaceholders: setReaderPlaceholders };
 
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   if (typeof document === 'undefined') return;
@@ -1401,7 +1397,7 @@
     var base = SCRIPT_SRC || document.baseURI;
     var url = new URL(model + '.' + lang + '.json', base);
     root.setAttribute('aria-busy', 'true');
-    root.appendChild(el('p', { className: 'rp-loading', text: (FALLBACK[lang] || FALLBACK.en)['ui.loading'] }));
+    root.appendChild(el('p', { className: 'rp-loading', text: root.getAttribute('data-loading') || '' }));
     fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
       if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status);
       return r.json();
@@ -1417,7 +1413,7 @@
       root.removeAttribute('aria-busy');
     }).catch(function (e) {
       clear(root);
-      root.appendChild(el('p', { className: 'rp-error', text: (FALLBACK[lang] || FALLBACK.en)['ui.load-failed'] }));
+      root.appendChild(el('p', { className: 'rp-error', text: root.getAttribute('data-failed') || '' }));
       root.setAttribute('data-mounted', 'failed');
       root.removeAttribute('aria-busy');
       if (typeof console !== 'undefined') console.warn('recipe playground:', e);

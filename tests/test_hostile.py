@@ -1,0 +1,101 @@
+"""Hostile strings in the database stay inert: in the static pages, in the Markdown copies and
+llms.txt, and in shell commands (metacharacters are quoted)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from macros.check import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+EVIL = ('<script>alert("x")</script> "><img src=x onerror=alert(2)> '
+        '[click](javascript:alert(3)) <div onclick=alert(4)> ``` | --')
+EVIL_VALUE = '{"enable_multithread_load": true, "x": "$(touch /tmp/pwned); `id`"}'
+
+
+def _poison(recipes: Path) -> None:
+    for lang in ("en", "ko"):
+        path = recipes / "kimi-k3" / f"text.{lang}.yaml"
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for key in ("warn.gb200-decode-ll-prefill-pairing", "pin.b200-moe-runner",
+                    "hint.nvfp4-image", "role.decode", "check.spec-caps-running-requests",
+                    "round.b300.admission"):
+            data[key] = f"{key} {EVIL}"
+        path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    hw = recipes / "catalog" / "hardware.yaml"
+    hw.write_text(hw.read_text().replace("label: B300\n", "label: 'B300<script>alert(5)</script>'\n"))
+    cells = recipes / "kimi-k3" / "cells.yaml"
+    text = cells.read_text()
+    old = "'--model-loader-extra-config ''{\"enable_multithread_load\": true}'''"
+    assert old in text or '{\\"enable_multithread_load\\": true}' in text
+    text = text.replace('{\\"enable_multithread_load\\": true}',
+                        EVIL_VALUE.replace('"', '\\"'), 1)
+    cells.write_text(text)
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    from macros.build import build_site
+    from macros.database import _cached
+
+    tmp = tmp_path_factory.mktemp("hostile")
+    recipes = tmp / "recipes"
+    shutil.copytree(ROOT / "recipes", recipes)
+    _poison(recipes)
+    project = tmp / "project"
+    project.mkdir()
+    for name in ("mkdocs.yml", "mkdocs.ko.yml"):
+        shutil.copy(ROOT / name, project / name)
+    for name in ("docs", "overrides"):
+        shutil.copytree(ROOT / name, project / name)
+    (project / "macros").symlink_to(ROOT / "macros")
+    old = os.environ.get("RECIPES_ROOT")
+    os.environ["RECIPES_ROOT"] = str(recipes)
+    try:
+        site = build_site(out=project / "site", root=project, quiet=True)
+    finally:
+        if old is None:
+            os.environ.pop("RECIPES_ROOT")
+        else:
+            os.environ["RECIPES_ROOT"] = old
+        _cached.cache_clear()
+    return site
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_html_from_data_is_escaped_in_the_pages(hostile_site, lang):
+    doc = (hostile_site / lang / "models/kimi-k3/index.html").read_text(encoding="utf-8")
+    assert "warn.gb200-decode-ll-prefill-pairing" in doc  # the poisoned text is on the page
+    assert "<script>alert" not in doc
+    assert not re.search(r"<img[^>]+onerror", doc)
+    assert not re.search(r"<div[^>]+onclick", doc)
+    assert 'href="javascript:' not in doc
+    assert "&lt;script&gt;" in doc
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_markdown_copies_and_llms_txt_are_inert(hostile_site, lang):
+    md = (hostile_site / lang / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    outside_code = re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md, flags=re.S | re.M)
+    assert "<script" not in outside_code.replace("&lt;script", "")
+    assert "](javascript:" not in outside_code
+    llms = (hostile_site / lang / "llms.txt").read_text(encoding="utf-8")
+    assert "<script" not in llms
+
+
+def test_shell_metacharacters_in_values_are_quoted(hostile_site, db):
+    md = (hostile_site / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash[^\n]*\n(.*?)```", md, re.S)
+    catalogs = {"server": db.catalog, "router": db.router_catalog}
+    values = [dict(c.flags).get("--model-loader-extra-config") for b in blocks
+              for c in parse(b, catalogs)]
+    assert (EVIL_VALUE,) in values
+    line = next(l for b in blocks for l in b.splitlines() if "touch /tmp/pwned" in l)
+    assert shlex.split(line.rstrip(" \\")) == ["--model-loader-extra-config", EVIL_VALUE]
