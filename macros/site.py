@@ -109,7 +109,10 @@ class Site:
         model = self.db.model(model_id)
         cell = model.cell(hw, role, strategy)
         if cell is None:
-            raise MacroError(f"badge: no cell {hw}/{role}/{strategy} in {model_id}")
+            known = ", ".join("/".join(k) for k in model.cell_index if k[0] == hw) or \
+                ", ".join(model.info.hardware)
+            raise MacroError(f"badge: {model_id} has no cell {hw}/{role}/{strategy} "
+                             f"(cells on {hw}: {known})")
         return self._badge(cell.status.value)
 
     def _badge(self, status: str) -> str:

@@ -176,3 +176,35 @@ def test_a_broken_anchor_fails_the_build(tmp_path):
     with pytest.raises(BuildFailed) as exc:
         build_site(out=root / "site", root=root, quiet=True)
     assert "no-such-anchor" in str(exc.value)
+
+
+BROKEN_PAGES = [
+    ("jinja-syntax", "en/index.md", '{{ command("kimi-k3", "b300", "unified" }}',
+     "docs/en/index.md:{line}: unexpected '}}', expected ')'"),
+    ("bad-cell", "en/index.md", '{{ badge("kimi-k3", "b300", "unified", "fast") }}',
+     "docs/en/index.md:{line}: badge: kimi-k3 has no cell b300/unified/fast (cells on b300: "),
+    ("impossible-selection", "ko/index.md", '{{ command("kimi-k3", "a3", "decode", "balanced") }}',
+     "docs/ko/index.md:{line}: kimi-k3 a3/decode/balanced {{}}: <selection>: role 'decode' is not "
+     "available on a3"),
+    ("undefined-macro", "en/index.md", '{{ comand("kimi-k3") }}',
+     "docs/en/index.md:{line}: 'comand' is undefined"),
+    ("bad-option", "en/index.md", '{{ command("kimi-k3", "b300", "unified", "balanced", spec="eagle") }}',
+     "'eagle' is not an option of 'spec' (available: none, dspark, dflash)"),
+]
+
+
+@pytest.mark.parametrize("name,page,text,expect", BROKEN_PAGES, ids=[b[0] for b in BROKEN_PAGES])
+def test_a_broken_page_fails_the_build_with_file_line_and_no_traceback(tmp_path, name, page, text,
+                                                                       expect):
+    from macros.build import BuildFailed, build_site
+
+    root = _project_copy(tmp_path)
+    path = root / "docs" / page
+    body = path.read_text(encoding="utf-8")
+    line = body.count("\n") + 2
+    path.write_text(body + "\n" + text + "\n", encoding="utf-8")
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=root / "site", root=root, quiet=True)
+    message = str(exc.value)
+    assert expect.format(line=line) in message, message
+    assert "Traceback" not in message
