@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ _PLACEHOLDER = re.compile(r"\{\{[A-Z0-9_]+\}\}|<[^<>]+>")
 _HUMAN_INT = re.compile(r"^\d+(\.\d+)?([kKmMgG]i?)?$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: specs are unique, and hashable for caching
 class FlagSpec:
     name: str
     aliases: tuple[str, ...]
@@ -116,6 +116,7 @@ def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.search(value))
 
 
+@lru_cache(maxsize=16384)
 def value_problem(spec: FlagSpec, values: tuple[str, ...]) -> str | None:
     """Why ``values`` are not acceptable for ``spec`` (argparse-level), or None."""
     if not spec.takes_value:

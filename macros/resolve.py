@@ -518,9 +518,8 @@ def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nod
     if env or strip_env:
         _edit_env(st, env, strip_env)
     for h in hints:
-        ref = TextRef(id=h)
-        if ref not in st.hints:
-            st.hints.append(ref)
+        if all(ref.id != h for ref in st.hints):
+            st.hints.append(TextRef.model_construct(id=h, fields={}))
 
 
 def _splice(toks: list[_Tok], strip: set[str], new: list[Flag]) -> list[_Tok]:
@@ -529,17 +528,22 @@ def _splice(toks: list[_Tok], strip: set[str], new: list[Flag]) -> list[_Tok]:
     the rest go before --host/--port."""
     block = [f for f in new if f.name in strip]
     rest = [f for f in new if f.name not in strip]
+    waiting: dict[str, list[int]] = {}
+    for i, f in enumerate(rest):
+        waiting.setdefault(f.name, []).append(i)
     out: list[_Tok] = []
     placed = False
     used: set[int] = set()
     for t in toks:
-        if t.flag.name in strip:
+        name = t.flag.name
+        if name in strip:
             if not placed:
                 out.extend(_Tok(f, "sel") for f in block)
                 placed = True
             continue
-        hit = next((i for i, f in enumerate(rest) if f.name == t.flag.name and i not in used), None)
-        if hit is not None:
+        queue = waiting.get(name)
+        if queue:
+            hit = queue.pop(0)
             used.add(hit)
             out.append(_Tok(rest[hit], "sel" if rest[hit] != t.flag else t.origin))
         else:
@@ -653,10 +657,16 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
     present = {t.flag.name: t for t in st.toks}
     catalog = st.db.catalog
     out: list[EffectiveValue] = []
+    by_knob = st.model.__dict__.get("_effective_index")
+    if by_knob is None:
+        by_knob = {}
+        for r in rules.effective:
+            by_knob.setdefault(r.knob, []).append(r)
+        st.model.__dict__["_effective_index"] = by_knob
     for knob in rules.knobs:
         if knob.show_when and conditions.evaluate(knob.show_when, st) is not True:
             continue
-        candidates = [r for r in rules.effective if r.knob == knob.id]
+        candidates = by_knob.get(knob.id, ())
         forced = next((r for r in candidates if r.override
                        and conditions.evaluate(r.when, st) is True), None)
         names = ([knob.flag] if knob.flag else []) + knob.also
