@@ -25,11 +25,31 @@ def text(db: Database, model: Model, ref: TextRef | str, lang: str, **extra: str
     return db.t(lang, ref.id, model, **fields)
 
 
+WRAP = 78
+
+
+def wrap(line: str) -> list[str]:
+    """Greedy word wrap of one comment line (the Playground wraps the same way); indented,
+    code-like lines stay whole."""
+    if len(line) <= WRAP or line.startswith("  "):
+        return [line]
+    out: list[str] = []
+    cur = ""
+    for word in line.split(" "):
+        if cur and len(cur) + 1 + len(word) > WRAP:
+            out.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    out.append(cur)
+    return out
+
+
 def hint_lines(db: Database, model: Model, res: Resolution, lang: str) -> list[str]:
     lines: list[str] = []
     for ref in res.hints:
         for line in text(db, model, ref, lang).splitlines():
-            lines.append(f"# {line}".rstrip())
+            lines.extend(f"# {part}".rstrip() for part in wrap(line))
     return lines
 
 

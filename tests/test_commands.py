@@ -18,7 +18,8 @@ def test_b300_low_latency_nospec_is_the_verified_cell_plus_the_ratio(db):
     assert res.status == "verified"
     assert res.verified_in == "b300-speed-round"
     assert out == "\n".join([
-        "# VLM transport: Auto means CUDA IPC here (up to 1 GiB of HBM; falls back to CPU when full).",
+        "# VLM transport: Auto means CUDA IPC here (up to 1 GiB of HBM; falls back to CPU",
+        "# when full).",
         "sglang serve \\",
         "  --trust-remote-code \\",
         "  --model-path moonshotai/Kimi-K3 \\",
@@ -52,7 +53,9 @@ def test_multinode_gb200_unified_gets_rank_flags_and_platform_hints(db):
                                    "--node-rank <rank>", "--dist-init-addr <node0-ip>:20000",
                                    "--mem-fraction-static 0.85"]
     lines = out.splitlines()
-    assert "# Multi-node (4 nodes): run this command on every node with its own --node-rank (0 … 3)." in lines
+    assert "# Multi-node (4 nodes): run this command on every node with its own --node-rank" in lines
+    assert "# (0 … 3)." in lines
+    assert max(len(line) for line in lines if line.startswith("#") and not line.startswith("#  ")) <= 80
     assert "# Allocate all four nodes inside one NVL72 domain." in lines
     assert "#   NCCL_MNNVL_ENABLE=1" in lines
     assert lines[lines.index("sglang serve \\") - 1] == "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=0 \\"

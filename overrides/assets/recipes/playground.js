@@ -934,10 +934,25 @@
     return body.map(function (line, i) { return i < body.length - 1 ? line + ' \\' : line; });
   }
 
+  // render.wrap: greedy word wrap of a comment line; indented (code-like) lines stay whole.
+  var WRAP = 78;
+  function wrap(line) {
+    if (line.length <= WRAP || line.slice(0, 2) === '  ') return [line];
+    var out = [], cur = '';
+    line.split(' ').forEach(function (word) {
+      if (cur && cur.length + 1 + word.length > WRAP) { out.push(cur); cur = word; }
+      else cur = cur ? cur + ' ' + word : word;
+    });
+    out.push(cur);
+    return out;
+  }
+
   function hintLines(data, res) {
     var lines = [];
     res.hints.forEach(function (ref) {
-      splitLines(text(data, ref)).forEach(function (line) { lines.push(('# ' + line).replace(/\s+$/, '')); });
+      splitLines(text(data, ref)).forEach(function (line) {
+        wrap(line).forEach(function (part) { lines.push(('# ' + part).replace(/\s+$/, '')); });
+      });
     });
     return lines;
   }
