@@ -3,7 +3,6 @@ llms.txt, and in shell commands (metacharacters are quoted)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers.project import project_copy, recipes_root
 from macros.check import parse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,30 +43,14 @@ def _poison(recipes: Path) -> None:
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
     from macros.build import build_site
-    from macros.database import _cached
 
     tmp = tmp_path_factory.mktemp("hostile")
     recipes = tmp / "recipes"
     shutil.copytree(ROOT / "recipes", recipes)
     _poison(recipes)
-    project = tmp / "project"
-    project.mkdir()
-    for name in ("mkdocs.yml", "mkdocs.ko.yml"):
-        shutil.copy(ROOT / name, project / name)
-    for name in ("docs", "overrides"):
-        shutil.copytree(ROOT / name, project / name)
-    (project / "macros").symlink_to(ROOT / "macros")
-    old = os.environ.get("RECIPES_ROOT")
-    os.environ["RECIPES_ROOT"] = str(recipes)
-    try:
-        site = build_site(out=project / "site", root=project, quiet=True)
-    finally:
-        if old is None:
-            os.environ.pop("RECIPES_ROOT")
-        else:
-            os.environ["RECIPES_ROOT"] = old
-        _cached.cache_clear()
-    return site
+    project = project_copy(tmp)
+    with recipes_root(recipes):
+        return build_site(out=project / "site", root=project, quiet=True)
 
 
 @pytest.mark.parametrize("lang", ["", "ko/"])
