@@ -34,6 +34,7 @@ class Command:
     positionals: list[str] = field(default_factory=list)
     model: str | None = None
     text: str = ""
+    positional_model: bool = False
     flag_lines: dict[str, int] = field(default_factory=dict)
 
 
@@ -77,13 +78,14 @@ def _logical(text: str) -> list[tuple[int, str, list[tuple[int, str]]]]:
     return out
 
 
-def _program_at(words: list[str]) -> tuple[str, int] | None:
+def _program_at(words: list[str]) -> tuple[str, int, bool] | None:
+    """(program, index of its first argument, takes a positional model) or None."""
     for i in range(len(words) - 1):
         pair = (words[i], words[i + 1])
         if pair in SERVER_PROGRAMS:
-            return "server", i + 2
+            return "server", i + 2, pair == ("sglang", "serve")
         if pair in ROUTER_PROGRAMS:
-            return "router", i + 2
+            return "router", i + 2, False
     return None
 
 
@@ -98,8 +100,8 @@ def parse(text: str, catalogs: dict[str, Catalog]) -> list[Command]:
         found = _program_at(words)
         if found is None:
             continue
-        program, start = found
-        cmd = Command(program, line, text=logical.strip())
+        program, start, positional_model = found
+        cmd = Command(program, line, text=logical.strip(), positional_model=positional_model)
         head = words[:start - 2]
         # env assignments directly in front of the program (or of 'python3 -m')
         while head and head[-1] in ("python", "python3", "env"):
@@ -135,8 +137,8 @@ def _parse_args(cmd: Command, words: list[str], catalog: Catalog) -> None:
     while i < len(words):
         w = words[i]
         if not w.startswith("-") or w == "-":
-            if cmd.program == "server" and not cmd.flags and not cmd.positionals \
-                    and cmd.text.split("#")[0].find(" serve ") >= 0:
+            if cmd.positional_model and not cmd.flags and not cmd.positionals \
+                    and cmd.model is None:
                 cmd.model = w  # `sglang serve <model>`
             else:
                 cmd.positionals.append(w)
