@@ -23,13 +23,14 @@ def _enabled(states, axis: str) -> list[str]:
     return [o.id for o in state.options if o.state == "enabled"] if state.visible else []
 
 
-def deployment_selections(db: Database, model_id: str) -> Iterator[dict]:
-    """Every (cell, overlay picks[, cluster, preset]) the Deploy panel can reach."""
+def deployment_selections(db: Database, model_id: str, large_scale: bool = True) -> Iterator[dict]:
+    """Every (cell, overlay picks[, cluster, preset]) the Deploy panel can reach; without
+    ``large_scale`` only the deployment dimensions and the four overlays."""
     model = db.model(model_id)
+    axes = list(DEPLOY_AXES) + (list(LARGE_SCALE) if large_scale else [])
     for cell in model.cells:
         m = cell.match
-        yield from _expand(db, model_id, m.hw, m.role, m.strategy, {},
-                           list(DEPLOY_AXES) + list(LARGE_SCALE))
+        yield from _expand(db, model_id, m.hw, m.role, m.strategy, {}, axes)
 
 
 def _expand(db, model_id, hw, role, strategy, picks, axes) -> Iterator[dict]:
