@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from .schema import CalculatorConsts
 
 
+# Bytes per KV element by --kv-cache-dtype; auto, bf16 and bfloat16 are 16-bit.
+KV_BYTES = {"fp8_e4m3": 1, "fp8_e5m2": 1, "mxfp8": 1, "nvfp4": 0.5, "fp4_mx_block16": 0.5}
+
+
 @dataclass(frozen=True)
 class Inputs:
     """Everything the ratio depends on, as read from one command."""
@@ -28,7 +32,7 @@ class Inputs:
     slots: int
     drafts: int
     ssm_bytes: int
-    kv_bytes: int
+    kv_bytes: float
     spec: bool
     state_bytes: float
     kv_bytes_per_token: float
@@ -70,7 +74,7 @@ def read_inputs(flags: dict[str, tuple[str, ...]], env: dict[str, str], role: st
     ssm = (flags.get("--mamba-ssm-dtype") or ("float32",))[0]
     ssm_bytes = 2 if ssm in ("bfloat16", "float16") else 4
     kv = (flags.get("--kv-cache-dtype") or ("auto",))[0]
-    kv_bytes = 1 if kv.startswith("fp8") or kv in ("mxfp8",) else 2
+    kv_bytes = KV_BYTES.get(kv, 2)
     heads = c.kda_heads / attn_tp if attn_tp else 0
     state = c.kda_layers * (heads * c.head_dim * c.head_dim * ssm_bytes
                             + c.conv_kernel * 3 * heads * c.head_dim * 2)

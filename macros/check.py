@@ -9,6 +9,7 @@ and running the model's check rules in context. Generated commands are checked b
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from . import conditions
 from .conditions import attr as _attr
 from .catalog import Catalog, value_problem
 from .database import Database, Model
+from .errors import choices_hint
 from .schema import Cell, Severity
 
 SERVER_PROGRAMS = (("sglang", "serve"), ("-m", "sglang.launch_server"))
@@ -89,8 +91,12 @@ def _program_at(words: list[str]) -> tuple[str, int, bool] | None:
     return None
 
 
+_OPERATORS = {"&&", "||", ";", "|", "&", ">", ">>", "<", "2>", "2>&1", "&>"}
+
+
 def parse(text: str, catalogs: dict[str, Catalog]) -> list[Command]:
-    """Every SGLang server or router command in ``text``; other shell lines are ignored."""
+    """Every SGLang server or router command in ``text``; other shell lines are ignored.
+    A command ends at a shell operator (``&&``, ``|``, ``>`` …)."""
     commands: list[Command] = []
     for line, logical, physical in _logical(text):
         try:
@@ -99,7 +105,14 @@ def parse(text: str, catalogs: dict[str, Catalog]) -> list[Command]:
             raise ParseError(line, f"cannot split the command into words: {exc}") from None
         found = _program_at(words)
         if found is None:
+            if commands and words and words[0].startswith("--"):
+                raise ParseError(line, f"'{words[0]}' starts a line of its own: the line above "
+                                 "does not end with '\\', so the shell would run this as a "
+                                 "separate command")
             continue
+        cut = next((i for i, w in enumerate(words) if w in _OPERATORS), None)
+        if cut is not None and cut >= found[1]:
+            words = words[:cut]
         program, start, positional_model = found
         cmd = Command(program, line, text=logical.strip(), positional_model=positional_model)
         head = words[:start - 2]
@@ -172,7 +185,6 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str]) -> lis
         hit = catalog.lookup(name)
         spec = hit.spec
         if hit.kind == "unknown":
-            from .errors import choices_hint
             out.append(Finding(Severity.error, "catalog.unknown-flag",
                                f"unknown flag {name} for {catalog.package} {catalog.version} "
                                f"({choices_hint(name, catalog.flags)})", [name],
@@ -191,10 +203,11 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str]) -> lis
                                text_id="catalog.abbreviated-flag",
                                fields={"flag": name, "full": spec.name}))
         if spec.deprecated:
+            why = re.sub(r"^deprecated:\s*", "", spec.deprecated)
             out.append(Finding(Severity.warning, "catalog.deprecated-flag",
-                               f"{spec.name} is deprecated: {spec.deprecated}", [spec.name],
+                               f"{spec.name} is deprecated: {why}", [spec.name],
                                text_id="catalog.deprecated-flag",
-                               fields={"flag": spec.name, "why": spec.deprecated}))
+                               fields={"flag": spec.name, "why": why}))
         problem = value_problem(spec, values) if not (hit.kind == "negated" and not values) else None
         if problem:
             out.append(Finding(Severity.error, "catalog.bad-value", problem, [spec.name],
@@ -288,15 +301,30 @@ def check_state(db: Database, model: Model, hw, role, strategy, picks, flags, en
     ctx = _CheckContext(db, model, hw, role, strategy, picks, flags, env, cell, "server", {})
     cmd = Command("server", 0, env=list(env.items()),
                   flags=[(n, v) for n, v in flags.items()])
-    findings = catalog_findings(cmd, model_catalog(db, model), model_env(model)) \
+    findings = catalog_findings(cmd, db.catalog, model_env(model)) \
         + rule_findings(db, model, ctx)
     return [Diagnostic(severity=f.severity, rule=f.rule,
                        message=TextRef(id=f.text_id or f.rule, fields=f.fields), flags=f.flags)
             for f in findings]
 
 
-def model_catalog(db: Database, model: Model | None) -> Catalog:
-    return db.catalog
+def _check_context(db: Database, model: Model, hw, role, strategy) -> None:
+    """A misspelt context would silently switch rules off: refuse it, naming the choices."""
+    from .errors import Problem, RecipeError
+
+    problems = []
+    roles = {r.id: r for r in model.info.roles}
+    if hw is not None and hw not in model.info.hardware:
+        problems.append(f"hw '{hw}' is not a platform of {model.info.name} "
+                        f"({choices_hint(hw, model.info.hardware)})")
+    if role is not None and role not in roles:
+        problems.append(f"role '{role}' is not known ({choices_hint(role, roles)})")
+    strategies = roles[role].strategies if role in roles else \
+        [s.id for s in model.info.strategies]
+    if strategy is not None and strategy not in strategies:
+        problems.append(f"strategy '{strategy}' is not one of {strategies}")
+    if problems:
+        raise RecipeError([Problem("<check context>", None, None, p) for p in problems])
 
 
 def model_env(model: Model | None) -> set[str]:
@@ -310,7 +338,9 @@ def check_text(db: Database, text: str, *, model_id: str | None = None, hw: str 
     need it."""
     model = db.model(model_id) if model_id else (next(iter(db.models.values()))
                                                   if len(db.models) == 1 else None)
-    catalogs = {"server": model_catalog(db, model), "router": db.router_catalog}
+    if model is not None:
+        _check_context(db, model, hw, role, strategy)
+    catalogs = {"server": db.catalog, "router": db.router_catalog}
     try:
         commands = parse(text, catalogs)
     except ParseError as exc:
@@ -353,6 +383,6 @@ def check_text(db: Database, text: str, *, model_id: str | None = None, hw: str 
             found += rule_findings(db, model, ctx)
         for f in found:
             lines = [cmd.flag_lines[n] for n in f.flags if n in cmd.flag_lines]
-            f.line = f.line or (min(lines) if lines else cmd.line)
+            f.line = f.line or (lines[0] if lines else cmd.line)  # the rule's first flag
         out.extend(found)
     return out

@@ -42,7 +42,7 @@ def choices_hint(value: str, choices: Iterable[str], limit: int = 12) -> str:
     """'(did you mean X?; known: a, b, …)' for a value that is not one of ``choices``."""
     choices = [str(c) for c in choices]
     if len(choices) > 40:  # a long list helps nobody: name the nearest ones only
-        close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.6)
+        close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.75)
         if close:
             return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
         return f"none of the {len(choices)} known names is close"

@@ -19,28 +19,39 @@ def text(db: Database, model: Model, ref: TextRef | str, lang: str, **extra: str
     if isinstance(ref, str):
         ref = TextRef(id=ref)
     fields = {**ref.fields, **extra}
-    if ref.id == "ui.pd-banner" and "role" in fields:
-        role = next(r for r in model.info.roles if r.id == fields["role"])
-        fields["role"] = db.t(lang, role.label, model)
+    for name, value in fields.items():
+        if isinstance(value, str) and value.startswith("@"):  # a text id, in this language
+            fields[name] = db.t(lang, value[1:], model)
     return db.t(lang, ref.id, model, **fields)
 
 
 WRAP = 78
+# Code points a terminal shows two columns wide (Hangul, CJK, full-width forms). A fixed list,
+# not unicodedata, so the Playground's JavaScript counts exactly the same way.
+_WIDE = ((0x1100, 0x115F), (0x2E80, 0xA4CF), (0xAC00, 0xD7A3), (0xF900, 0xFAFF),
+         (0xFE30, 0xFE4F), (0xFF00, 0xFF60), (0xFFE0, 0xFFE6))
+
+
+def width(text: str) -> int:
+    return sum(2 if any(lo <= ord(ch) <= hi for lo, hi in _WIDE) else 1 for ch in text)
 
 
 def wrap(line: str) -> list[str]:
-    """Greedy word wrap of one comment line (the Playground wraps the same way); indented,
-    code-like lines stay whole."""
-    if len(line) <= WRAP or line.startswith("  "):
+    """Greedy word wrap of one comment line by display width (the Playground wraps the same
+    way); indented, code-like lines stay whole."""
+    if width(line) <= WRAP or line.startswith("  "):
         return [line]
     out: list[str] = []
-    cur = ""
+    cur, cur_width = "", 0
     for word in line.split(" "):
-        if cur and len(cur) + 1 + len(word) > WRAP:
+        w = width(word)
+        if cur and cur_width + 1 + w > WRAP:
             out.append(cur)
-            cur = word
+            cur, cur_width = word, w
+        elif cur:
+            cur, cur_width = f"{cur} {word}", cur_width + 1 + w
         else:
-            cur = f"{cur} {word}" if cur else word
+            cur, cur_width = word, w
     out.append(cur)
     return out
 
@@ -65,8 +76,8 @@ def command_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
 def router_text(res: Resolution) -> str | None:
     if res.router is None:
         return None
-    program = "python3 -m sglang_router.launch_router"
-    body = [program] + [INDENT + " ".join(f.text() for f in group) for group in res.router]
+    body = [res.router_program] + [INDENT + " ".join(f.text() for f in group)
+                                   for group in res.router]
     return "\n".join([line + " \\" for line in body[:-1]] + [body[-1]])
 
 

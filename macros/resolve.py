@@ -87,6 +87,7 @@ class Resolution(Frozen):
     program: str
     flags: list[Flag]
     router: list[list[Flag]] | None
+    router_program: str | None
     ratio: str | None
     ratio_value: float | None
     calculator: TextRef | None
@@ -611,14 +612,14 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     if st.role in info.pd.ports:
         router = [[Flag(f.name, tuple(_fill(v, values) for v in f.values))
                    for f in parse_flag_text(text)] for text in info.pd.router.flags]
+    # Every hint may use {nodes} and {last_rank}; a field value "@id" is a text id.
+    common = {"nodes": str(st.nodes), "last_rank": str(st.nodes - 1)}
     hints = []
     if st.role in info.pd.ports:
-        hints.append(TextRef(id="ui.pd-banner", fields={"role": st.role,
-                                                       "router_port": str(info.pd.router.port)}))
-    for h in st.hints:
-        if h.id == "hint.mn.header":
-            h = TextRef(id=h.id, fields={"nodes": str(st.nodes), "last_rank": str(st.nodes - 1)})
-        hints.append(h)
+        role_label = next(r.label for r in info.roles if r.id == st.role)
+        hints.append(TextRef(id="ui.pd-banner", fields={
+            **common, "role": "@" + role_label, "router_port": str(info.pd.router.port)}))
+    hints += [TextRef(id=h.id, fields=common) for h in st.hints]
     caveats = _caveats(st, calc_reason)
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
@@ -629,6 +630,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         status=st.cell.status.value, verified_in=st.cell.verified_in, nodes=st.nodes,
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
+        router_program=info.pd.router.program if router is not None else None,
         ratio=calculator.fmt(ratio_value) if ratio_value is not None else None,
         ratio_value=ratio_value,
         calculator=TextRef(id=calc_reason) if calc_reason else None,

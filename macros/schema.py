@@ -101,7 +101,6 @@ class Router(Strict):
 
 class PD(Strict):
     ports: dict[str, int]
-    dist_ports: dict[str, int]
     bootstrap_port: int
     router: Router
 

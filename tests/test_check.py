@@ -211,3 +211,20 @@ def test_cli_check_reads_stdin(cli):
     r = cli("check", "--hw", "b300", "--file", "-", stdin="SGLANG_USE_AITER=1 " + GOOD_B300)
     assert r.code == 1
     assert "aiter-env-off-gfx950" in r.out
+
+
+def test_a_command_ends_at_a_shell_operator(db):
+    assert errors(db, "sglang serve --model-path m --tp-size 8 && echo ok > /tmp/log") == []
+
+
+def test_a_flag_line_without_the_continuation_above_is_an_error(db):
+    [e] = errors(db, "sglang serve --model-path m --tp-size 8\n  --enable-symm-mem\n")
+    assert e.rule == "parse.shell" and e.line == 2
+
+
+def test_an_unknown_context_is_refused_with_the_choices(db):
+    from macros.errors import RecipeError
+
+    with pytest.raises(RecipeError) as exc:
+        check_text(db, GOOD_B300, hw="b3000")
+    assert "did you mean 'b300'?" in str(exc.value)

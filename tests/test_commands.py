@@ -56,7 +56,7 @@ def test_multinode_gb200_unified_gets_rank_flags_and_platform_hints(db):
     assert "# Multi-node (4 nodes): run this command on every node with its own --node-rank" in lines
     assert "# (0 … 3)." in lines
     assert max(len(line) for line in lines if line.startswith("#") and not line.startswith("#  ")) <= 80
-    assert "# Allocate all four nodes inside one NVL72 domain." in lines
+    assert "# Allocate all 4 nodes inside one NVL72 domain." in lines
     assert "#   NCCL_MNNVL_ENABLE=1" in lines
     assert lines[lines.index("sglang serve \\") - 1] == "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=0 \\"
 

@@ -55,7 +55,10 @@ def test_symmetric_memory_in_a_dcp_command_fails(docs_copy):
     _, failures = run_document(page)
     assert len(failures) == 1
     assert "symm-mem-under-dcp" in failures[0] and "--enable-symm-mem" in failures[0]
-    assert f"kimi-k3.md:{line + 1}:" in failures[0]  # the line of the added --dcp-size
+    text = page.read_text(encoding="utf-8")
+    symm = text[:text.index("--enable-symm-mem", text.index("--dcp-size 8 \\\n  --context-length"))]
+    assert f"kimi-k3.md:{symm.count(chr(10)) + 1}: --enable-symm-mem must not be set" in failures[0]
+    assert line  # the block starts where the mutation went in
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
@@ -138,3 +141,19 @@ def test_a_wrong_flag_in_the_database_fails_the_page_macro(recipes_copy):
         site.command("kimi-k3", "b300", "unified", "balanced")
     assert "b300/unified/balanced" in str(exc.value)
     assert "--enable-symm-mem must not be set under DCP" in str(exc.value)
+
+
+def test_a_misspelt_check_directive_fails_instead_of_switching_rules_off(docs_copy):
+    page = docs_copy / "en" / "models" / "kimi-k3.md"
+    _mutate(page, "<!-- check: model=kimi-k3 hw=b300 role=unified",
+            "<!-- check: model=kimi-k3 hw=b3000 role=unified")
+    _, failures = run_document(page)
+    assert len(failures) == 1 and "hw 'b3000' is not a platform" in failures[0]
+
+
+def test_a_missing_line_continuation_is_caught(docs_copy):
+    page = docs_copy / "en" / "models" / "kimi-k3.md"
+    line = _mutate(page, "  --context-length 65536 \\\n", "  --context-length 65536\n")
+    _, failures = run_document(page)
+    assert len(failures) == 1
+    assert f"kimi-k3.md:{line + 1}:" in failures[0] and "does not end with" in failures[0]

@@ -21,6 +21,7 @@ from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
 from macros.check import check_text
 from macros.database import cached_database
+from macros.errors import RecipeError
 from standin import StandInServer
 
 SHELL_LANGS = ("bash", "shell", "sh", "console", "zsh")
@@ -91,9 +92,19 @@ def evaluate_shell(example) -> str | None:
         COUNTS[(kind, lang, "shell-skipped")] += 1
         return None
     db = cached_database()
-    findings = check_text(db, str(source), model_id=directive.get("model"),
-                          hw=directive.get("hw"), role=directive.get("role"),
-                          strategy=directive.get("strategy"))
+    known = {"model", "hw", "role", "strategy", "skip", "generated"}
+    model_id = directive.get("model")
+    if model_id in db.models:
+        known |= set(db.model(model_id).axis_index)
+    unknown = sorted(set(directive) - known)
+    if unknown:
+        return (f"{example.path}:{example.line}: the check directive has unknown keys "
+                f"{unknown} (known: model, hw, role, strategy, skip and the model's settings)")
+    try:
+        findings = check_text(db, str(source), model_id=model_id, hw=directive.get("hw"),
+                              role=directive.get("role"), strategy=directive.get("strategy"))
+    except RecipeError as exc:
+        return f"{example.path}:{example.line}: bad check directive: {exc}"
     if findings and findings[0].rule == "parse.no-command":
         if block.directive is not None:
             return f"{example.path}:{example.line}: the check directive names a command, but " \

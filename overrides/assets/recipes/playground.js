@@ -351,6 +351,9 @@
     return n === null ? dflt : n;
   }
 
+  // calculator.KV_BYTES: bytes per KV element by --kv-cache-dtype (others are 16-bit).
+  var KV_BYTES = { fp8_e4m3: 1, fp8_e5m2: 1, mxfp8: 1, nvfp4: 0.5, fp4_mx_block16: 0.5 };
+
   function readInputs(flags, env, role, c) {
     var tp = intFlag(flags, '--tp-size', 8);
     var attnDp = has(flags, '--enable-dp-attention') ? intFlag(flags, '--dp-size', 1) : 1;
@@ -374,7 +377,7 @@
     var ssm = first(flags, '--mamba-ssm-dtype', 'float32');
     var ssmBytes = ssm === 'bfloat16' || ssm === 'float16' ? 2 : 4;
     var kv = first(flags, '--kv-cache-dtype', 'auto');
-    var kvBytes = kv.indexOf('fp8') === 0 || kv === 'mxfp8' ? 1 : 2;
+    var kvBytes = has(KV_BYTES, kv) ? KV_BYTES[kv] : 2;
     var heads = attnTp ? c.kda_heads / attnTp : 0;
     var state = c.kda_layers * (heads * c.head_dim * c.head_dim * ssmBytes + c.conv_kernel * 3 * heads * c.head_dim * 2);
     var kvToken = c.mla_layers * c.mla_kv_width * kvBytes / dcp + (spec ? c.draft_kv_bytes : 0);
@@ -742,11 +745,13 @@
           return { name: f.name, values: f.values.map(function (v) { return fillPlaceholders(v, values); }) };
         });
       });
-      hints.push({ id: 'ui.pd-banner', fields: { role: st.role, router_port: String(info.pd.router.port) } });
+      var roleLabel = info.roles.filter(function (r) { return r.id === st.role; })[0].label;
+      hints.push({ id: 'ui.pd-banner', fields: { nodes: String(st.nodes), last_rank: String(st.nodes - 1),
+                                                 role: '@' + roleLabel, router_port: String(info.pd.router.port) } });
     }
+    // Every hint may use {nodes} and {last_rank}; '@id' field values are text ids.
     st.hints.forEach(function (h) {
-      if (h.id === 'hint.mn.header') h = { id: h.id, fields: { nodes: String(st.nodes), last_rank: String(st.nodes - 1) } };
-      hints.push(h);
+      hints.push({ id: h.id, fields: { nodes: String(st.nodes), last_rank: String(st.nodes - 1) } });
     });
     var flagsNow = flagMap(flags), envNow = st.env();
     var picks = {};
@@ -890,7 +895,8 @@
     Object.keys(flags).forEach(function (name) {
       var spec = get(catalog.flags, name);
       if (!spec) return out.push(finding('error', 'catalog.unknown-flag', [name], { flag: name }));
-      if (spec.deprecated) out.push(finding('warning', 'catalog.deprecated-flag', [name], { flag: name, why: spec.deprecated }));
+      if (spec.deprecated) out.push(finding('warning', 'catalog.deprecated-flag', [name],
+                                            { flag: name, why: spec.deprecated.replace(/^deprecated:\s*/, '') }));
       var problem = valueProblem(name, spec, flags[name]);
       if (problem) out.push(finding('error', 'catalog.bad-value', [name], { problem: problem }));
     });
@@ -918,10 +924,10 @@
     var fields = {}, k;
     for (k in ref.fields || {}) fields[k] = ref.fields[k];
     for (k in extra || {}) fields[k] = extra[k];
-    if (ref.id === 'ui.pd-banner' && has(fields, 'role')) {
-      var role = data.model.roles.filter(function (r) { return r.id === fields.role; })[0];
-      if (role) fields.role = text(data, role.label);
-    }
+    Object.keys(fields).forEach(function (name) {
+      var v = String(fields[name]);
+      if (v.charAt(0) === '@') fields[name] = text(data, v.slice(1));
+    });
     var raw = has(data.text, ref.id) ? data.text[ref.id] : undefined;
     if (raw === undefined) raw = ref.id;
     if (Object.keys(fields).length) {
@@ -936,12 +942,25 @@
 
   // render.wrap: greedy word wrap of a comment line; indented (code-like) lines stay whole.
   var WRAP = 78;
+  var WIDE = [[0x1100, 0x115F], [0x2E80, 0xA4CF], [0xAC00, 0xD7A3], [0xF900, 0xFAFF],
+              [0xFE30, 0xFE4F], [0xFF00, 0xFF60], [0xFFE0, 0xFFE6]];
+  function width(s) {  // render.width: two columns for Hangul, CJK and full-width forms
+    var n = 0;
+    for (var i = 0; i < s.length; i++) {
+      var cp = s.codePointAt(i);
+      if (cp > 0xFFFF) i++;
+      n += WIDE.some(function (r) { return cp >= r[0] && cp <= r[1]; }) ? 2 : 1;
+    }
+    return n;
+  }
   function wrap(line) {
-    if (line.length <= WRAP || line.slice(0, 2) === '  ') return [line];
-    var out = [], cur = '';
+    if (width(line) <= WRAP || line.slice(0, 2) === '  ') return [line];
+    var out = [], cur = '', curWidth = 0;
     line.split(' ').forEach(function (word) {
-      if (cur && cur.length + 1 + word.length > WRAP) { out.push(cur); cur = word; }
-      else cur = cur ? cur + ' ' + word : word;
+      var w = width(word);
+      if (cur && curWidth + 1 + w > WRAP) { out.push(cur); cur = word; curWidth = w; }
+      else if (cur) { cur = cur + ' ' + word; curWidth += 1 + w; }
+      else { cur = word; curWidth = w; }
     });
     out.push(cur);
     return out;
