@@ -78,9 +78,10 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    out = out or root / "site"
-    scratch_root = root / ".build"
-    scratch_root.mkdir(exist_ok=True)
+    out = (out or root / "site").resolve()
+    # Build next to the target so the final swap is a rename on one file system.
+    scratch_root = out.parent / ".build"
+    scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = scratch_root / f"site-{os.getpid()}-{int(time.time() * 1000)}"
     log = logging.getLogger("mkdocs")
     capture = _Capture()
@@ -94,7 +95,7 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
         for name, target in (("mkdocs.yml", scratch), ("mkdocs.ko.yml", scratch / "ko")):
             started = time.perf_counter()
             if not quiet:
-                print(f"building {name} → {target.relative_to(root)}", file=sys.stderr)
+                print(f"building {name} → {target}", file=sys.stderr)
             try:
                 cfg = load_config(str(root / name), site_dir=str(target), strict=True)
                 capture.docs_dir = os.path.relpath(cfg["docs_dir"], root)
@@ -112,8 +113,6 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
         os.chdir(cwd)
         log.removeHandler(capture)
         log.propagate = propagate
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
     old = scratch_root / (scratch.name + "-old")
     try:
         if out.exists():

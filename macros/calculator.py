@@ -103,3 +103,9 @@ def fmt(value: float) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def inputs_of(flags, env: list[str], role: str | None, c: CalculatorConsts) -> Inputs:
+    """The calculator inputs of a composed command (its own ratio flag left out)."""
+    return read_inputs({f.name: f.values for f in flags if f.name != "--mamba-full-memory-ratio"},
+                       dict(e.split("=", 1) for e in env), role, c)

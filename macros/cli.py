@@ -70,8 +70,9 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "flags": res.flag_texts,
         "command": render.command_text(db, model, res, lang),
         "router": render.router_text(res),
-        "ratio": res.ratio_value,
+        "ratio": float(res.ratio) if res.ratio is not None else None,  # as pinned
         "ratio_text": res.ratio,
+        "ratio_exact": res.ratio_value,
         "calculator": render.text(db, model, res.calculator, lang) if res.calculator else None,
         "caveats": [{"kind": c.kind, "flag": c.flag, "text": render.text(db, model, c.text, lang)}
                     for c in res.caveats],
@@ -163,9 +164,12 @@ def cmd_calc(args) -> int:
         else:
             print(reason)
         return EXIT_OK
-    flags = {f.name: f.values for f in res.flags if f.name != "--mamba-full-memory-ratio"}
-    inputs = calculator.read_inputs(flags, dict(e.split("=", 1) for e in res.env), res.role, consts)
+    inputs = calculator.inputs_of(res.flags, res.env, res.role, consts)
     lengths = args.avg_len or [res.avg_len]
+    bad = [n for n in lengths if n <= 0]
+    if bad:
+        raise RecipeError([Problem("<command line>", None, None,
+                                   f"--avg-len must be a positive number of tokens (got {bad[0]})")])
     rows = []
     for length in lengths:
         value = calculator.ratio(inputs, length, consts)
@@ -253,7 +257,12 @@ def cmd_i18n_stamp(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipes", description="Recipe database, commands and checks.")
     p.add_argument("--root", help="recipes folder (default: the repository's recipes/)")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", default=argparse.SUPPRESS,
+                        help="recipes folder (default: the repository's recipes/)")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+    _add = sub.add_parser
+    sub.add_parser = lambda *a, **k: _add(*a, parents=[common], **k)  # every subcommand
 
     s = sub.add_parser("validate", help="load and validate the whole database")
     s.set_defaults(func=cmd_validate)

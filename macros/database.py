@@ -44,6 +44,8 @@ class Model:
     text: dict[str, dict[str, str]]
     cell_index: dict[tuple[str, str, str], int] = field(default_factory=dict)
     axis_index: dict[str, Axis] = field(default_factory=dict)
+    # Indexes and memo tables the engine builds from this (immutable) model; see resolve.py.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def cell(self, hw: str, role: str, strategy: str) -> Cell | None:
         i = self.cell_index.get((hw, role, strategy))
@@ -148,6 +150,8 @@ def _fields_at(model: type[BaseModel], loc: tuple) -> list[str]:
 def load_database(root: Path | str = RECIPES) -> Database:
     """Load and validate everything under ``root``; raise RecipeError listing every problem."""
     root = Path(root)
+    if not root.is_dir():
+        raise RecipeError([Problem(str(root), None, None, "recipes folder not found")])
     base = root.parent
     out = _Collector()
     catalog_dir = root / "catalog"
@@ -268,6 +272,7 @@ class _Validator:
         self.out, self.m, self.docs = out, model, docs
         self.platforms, self.catalog, self.router = platforms, catalog, router
         self.text_used: set[str] = set()
+        self.reported: set[str] = set()
 
     def run(self) -> None:
         m = self.m
@@ -287,10 +292,12 @@ class _Validator:
         if len(missing) == len(LANGS):
             self.out.add(self.docs[doc], path, f"unknown text id '{text_id}' "
                          f"({choices_hint(text_id, self.m.text['en'])})")
-        elif missing:
+        elif missing and text_id not in self.reported:
+            self.reported.add(text_id)  # once per id; the text file names it too
             name = {"en": "English", "ko": "Korean"}[missing[0]]
+            folder = self.docs["model"].file.rsplit("/", 1)[0]
             self.out.add(self.docs[doc], path, f"text id '{text_id}' has no {name} text "
-                         f"(add it to recipes/{self.m.id}/text.{missing[0]}.yaml)")
+                         f"(add it to {folder}/text.{missing[0]}.yaml)")
 
     def flag_name(self, doc: str, path: tuple, name: str, catalog: Catalog | None = None) -> None:
         catalog = catalog or self.catalog
@@ -424,6 +431,11 @@ class _Validator:
             for j, n in enumerate(r.notes):
                 self.text(d, ("rounds", i, "notes", j), n)
         self.text(d, ("summary",), info.summary)
+        axis_ids = [a.id for a in self.m.axes]
+        for i, axis_id in enumerate(info.enumerate):
+            if axis_id not in axis_ids:
+                self.out.add(self.docs[d], ("enumerate", i), f"unknown axis '{axis_id}' "
+                             f"({choices_hint(axis_id, axis_ids)})")
         for i, rule in enumerate(info.model_names):
             self.condition(d, ("model_names", i, "when"), rule.when)
         for i, rule in enumerate(info.docker_images):

@@ -261,7 +261,7 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
     # a transform may depend on any pick, earlier or later.
     axis_states: list[AxisState] = []
     deps = _axis_deps(model)
-    cache = model.__dict__.setdefault("_pick_cache", {})
+    cache = model.cache.setdefault("picks", {})
     if len(cache) > 200_000:
         cache.clear()
     for axis in model.axes:
@@ -290,7 +290,7 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
 
 def _axis_deps(model: Model) -> dict[str, tuple[str, ...]]:
     """For each axis, the other axes its visibility, default and gates read."""
-    deps = model.__dict__.get("_axis_deps")
+    deps = model.cache.get("axis_deps")
     if deps is None:
         axis_ids = set(model.axis_index)
         deps = {}
@@ -302,7 +302,7 @@ def _axis_deps(model: Model) -> dict[str, tuple[str, ...]]:
                 if axis.id in g.disable or axis.id in g.hide:
                     keys |= conditions.referenced_keys(g.when)
             deps[axis.id] = tuple(sorted(keys & axis_ids))
-        model.__dict__["_axis_deps"] = deps
+        model.cache["axis_deps"] = deps
     return deps
 
 
@@ -364,7 +364,7 @@ def _reason_text(db: Database, model: Model, reason: str | None) -> str:
 
 
 def _pick_cell(db, model, hw, role, strategy, picks, strict):
-    cache = model.__dict__.setdefault("_cell_cache", {})
+    cache = model.cache.setdefault("cells", {})
     key = (hw, role, strategy, strict)
     if key in cache:
         return cache[key]
@@ -396,7 +396,7 @@ def _choose(what, value, states: list[OptionState], strict, db, model, where):
         return value
     if strict:
         if match is None:
-            why = f"'{value}' is not a {what}"
+            why = f"'{value}' is not a {what} offered {where}"
         else:
             why = f"{what} '{value}' is not available {where}: {_reason_text(db, model, match.reason)}"
         raise SelectionError([Problem("<selection>", None, None,
@@ -439,7 +439,7 @@ def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> Axis
 
 def _gate_index(model: Model) -> dict[tuple[str, str], tuple[list, list]]:
     """(axis, option) → (gates that may hide it, gates that may disable it), built once."""
-    index = model.__dict__.get("_gate_index")
+    index = model.cache.get("gate_index")
     if index is None:
         index = {}
         for g in model.rules.gates:
@@ -449,11 +449,8 @@ def _gate_index(model: Model) -> dict[tuple[str, str], tuple[list, list]]:
             for axis_id, options in g.disable.items():
                 for o in options:
                     index.setdefault((axis_id, str(o)), ([], []))[1].append(g)
-        model.__dict__["_gate_index"] = index
+        model.cache["gate_index"] = index
     return index
-
-
-_ENABLED: dict[str, OptionState] = {}
 
 
 def _option_state(st: _State, axis_id: str, option: str) -> OptionState:
@@ -464,9 +461,10 @@ def _option_state(st: _State, axis_id: str, option: str) -> OptionState:
     for g in disable:
         if conditions.evaluate(g.when, st) is True:
             return OptionState(id=option, state="disabled", reason=g.reason)
-    state = _ENABLED.get(option)
+    enabled = st.model.cache.setdefault("enabled_states", {})
+    state = enabled.get(option)
     if state is None:
-        state = _ENABLED[option] = OptionState(id=option, state="enabled")
+        state = enabled[option] = OptionState(id=option, state="enabled")
     return state
 
 
@@ -474,14 +472,14 @@ def _option_state(st: _State, axis_id: str, option: str) -> OptionState:
 
 def _transform_index(model: Model) -> dict[tuple[str, str], list]:
     """(axis, option) → the transforms bound to it with ``for``, in file order."""
-    index = model.__dict__.get("_transform_index")
+    index = model.cache.get("transform_index")
     if index is None:
         index = {}
         for t in model.rules.transforms:
             for axis_id, bound in (t.for_ or {}).items():
                 for o in bound if isinstance(bound, list) else [bound]:
                     index.setdefault((axis_id, str(o)), []).append(t)
-        model.__dict__["_transform_index"] = index
+        model.cache["transform_index"] = index
     return index
 
 
@@ -659,12 +657,12 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
     present = {t.flag.name: t for t in st.toks}
     catalog = st.db.catalog
     out: list[EffectiveValue] = []
-    by_knob = st.model.__dict__.get("_effective_index")
+    by_knob = st.model.cache.get("effective_index")
     if by_knob is None:
         by_knob = {}
         for r in rules.effective:
             by_knob.setdefault(r.knob, []).append(r)
-        st.model.__dict__["_effective_index"] = by_knob
+        st.model.cache["effective_index"] = by_knob
     for knob in rules.knobs:
         if knob.show_when and conditions.evaluate(knob.show_when, st) is not True:
             continue

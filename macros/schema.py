@@ -125,6 +125,7 @@ class ModelFile(Strict):
     roles: list[Role]
     strategies: list[StrategyDef]
     rounds: list[Round] = []
+    enumerate: list[str] = []
     model_names: list[NameRule]
     docker_images: list[ImageRule]
     placeholders: dict[str, str]

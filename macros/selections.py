@@ -1,8 +1,7 @@
 """Enumerating the reachable selections of a model, for tests, the benchmark and parity.
 
 Owns what "every reachable selection" means: every cell, times every enabled option of each
-overlay axis (and, on Unified cells, every cluster size with every large-scale preset), as
-gated by the rules. Playground cards beyond those are sampled, not enumerated
+axis the model lists under ``enumerate`` in model.yaml, as gated by the rules. Playground cards beyond those are sampled, not enumerated
 (``sample_playground``), because their product is astronomically large.
 """
 
@@ -14,8 +13,6 @@ from typing import Iterator
 from .database import Database
 from .resolve import axis_states
 
-DEPLOY_AXES = ("quant", "vlm", "spec", "hicache")
-LARGE_SCALE = ("cluster", "preset")
 
 
 def _enabled(states, axis: str) -> list[str]:
@@ -24,10 +21,10 @@ def _enabled(states, axis: str) -> list[str]:
 
 
 def deployment_selections(db: Database, model_id: str, large_scale: bool = True) -> Iterator[dict]:
-    """Every (cell, overlay picks[, cluster, preset]) the Deploy panel can reach; without
-    ``large_scale`` only the deployment dimensions and the four overlays."""
+    """Every selection of the model's ``enumerate`` axes (model.yaml) on every cell; without
+    ``large_scale`` only the overlays (the Deploy panel)."""
     model = db.model(model_id)
-    axes = list(DEPLOY_AXES) + (list(LARGE_SCALE) if large_scale else [])
+    axes = [a for a in model.info.enumerate if large_scale or a in model.overlay_ids]
     for cell in model.cells:
         m = cell.match
         yield from _expand(db, model_id, m.hw, m.role, m.strategy, {}, axes)

@@ -27,12 +27,16 @@ def _esc(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
+_MD_LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])")
 
 
 def _md(text: str) -> str:
-    """Reader text placed in Markdown: no HTML, no Markdown syntax (links, emphasis …)."""
-    return _MD_SPECIAL.sub(r"\\\1", _esc(str(text)))
+    """Reader text placed in Markdown: no HTML and no Markdown syntax (links, emphasis, code,
+    tables, or a list or heading at the start of a line)."""
+    escaped = html.escape(str(text), quote=False)
+    escaped = _MD_SPECIAL.sub(r"\\\1", escaped)
+    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
 
 def _cell_text(text: str) -> str:
@@ -40,7 +44,11 @@ def _cell_text(text: str) -> str:
     return _md(text).replace("\n", " ")
 
 
-_CODE_WORD = re.compile(r"(--[a-z0-9][a-z0-9-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[\w.:-]+)?)")
+# A flag with the value that follows it when that value is a number or a snake_case id
+# ("--tp-size 8", "--kv-cache-dtype fp8_e4m3", not "--moe-runner-backend unset"), or an
+# environment variable with its value.
+_CODE_WORD = re.compile(r"(--[a-z0-9][a-z0-9-]*(?: (?:\d+(?:\.\d+)?|[a-z0-9]+_[a-z0-9_]+)(?![\w-]))?"
+                        r"|[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[\w.:-]*[\w:-])?)")
 
 
 def _prose(text: str) -> str:
@@ -122,7 +130,7 @@ class Site:
                 f'title="{_esc(title)}">{_esc(label)}</span>')
 
     def caveats(self, model_id: str, hw: str, role: str, strategy: str,
-                diagnostics: bool = True, **picks) -> str:
+                diagnostics: bool = True, collapsed: bool = False, **picks) -> str:
         """Caveats (redirect, warning, pins with reasons, calculator) and rule warnings."""
         res = self.resolve(model_id, hw, role, strategy, **picks)
         model = self.db.model(model_id)
@@ -137,7 +145,8 @@ class Site:
             for d in res.diagnostics:
                 if d.severity.value == "warning" and not d.rule.startswith("catalog."):
                     body = render.diagnostic_text(self.db, model, d, self.lang)
-                    blocks.append(f'!!! warning "{_esc(self.t("ui.diagnostics"))}"\n\n'
+                    marker = "???" if collapsed else "!!!"
+                    blocks.append(f'{marker} warning "{_esc(self.t("ui.diagnostics"))}"\n\n'
                                   f'    {_prose(body)}\n')
         return "\n".join(blocks)
 
@@ -164,7 +173,7 @@ class Site:
         rows = ["| " + " | ".join(head) + " |", "|---|---|---|---|---|"]
         for hw in model.info.hardware:
             p = self.db.platforms[hw]
-            for cell in (c for c in model.cells if c.match.hw == hw):
+            for cell in _ordered_cells(model, hw):
                 m = cell.match
                 role = self.t(next(r for r in model.info.roles if r.id == m.role).label, model)
                 strategy = self.t(next(s for s in model.info.strategies
@@ -182,7 +191,7 @@ class Site:
         for hw in model.info.hardware:
             p = self.db.platforms[hw]
             out.append(f'=== "{_esc(p.label)}"\n')  # a tab title is plain text
-            for cell in (c for c in model.cells if c.match.hw == hw):
+            for cell in _ordered_cells(model, hw):
                 m = cell.match
                 role = self.t(next(r for r in model.info.roles if r.id == m.role).label, model)
                 strategy = self.t(next(s for s in model.info.strategies
@@ -191,7 +200,7 @@ class Site:
                 body = [f"#### {_md(p.label)} · {_md(role)} · {_md(strategy)} "
                         f"{self._badge(cell.status.value)} {{ #{anchor} }}", "",
                         self.command(model_id, m.hw, m.role, m.strategy, **picks), "",
-                        self.caveats(model_id, m.hw, m.role, m.strategy, diagnostics=False,
+                        self.caveats(model_id, m.hw, m.role, m.strategy, collapsed=True,
                                      **picks), ""]
                 out.append(_indent("\n".join(body)))
         return "\n".join(out)
@@ -210,10 +219,11 @@ class Site:
                 p = self.db.platforms[m["hw"]]
                 role = self.t(f"role.{m['role']}", model)
                 strategy = self.t(f"strategy.{m['strategy']}", model)
-                quant = m.get("quant", "mxfp4").upper()
-                spec = self.t(f"opt.spec.{m.get('spec', 'none')}", model)
-                out.append(f"**{_md(p.label)} · {_md(role)} · {_md(strategy)} · {_md(quant)}"
-                           f" · {_md(spec)}** ({self._badge_for(model, m)} "
+                # the overlay picks the round ran with, by their short ids (MXFP4, DSPARK …)
+                extra = [self.t(f"opt.{k}.{v}", model) if k == "spec" else v.upper()
+                         for k, v in m.items() if k not in ("hw", "role", "strategy")]
+                title = " · ".join(_md(x) for x in [p.label, role, strategy, *extra])
+                out.append(f"**{title}** ({self._badge_for(model, m)} "
                            f"SGLang {_md(rnd.version)})\n")
                 out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
                            f"{self.t('table.concurrency')} | {self.t('table.ttft')} | "
@@ -237,36 +247,42 @@ class Site:
         if res.calculator is not None:
             return f"*{_md(self.t(res.calculator.id, model))}*"
         consts = model.info.calculator
-        flags = {f.name: f.values for f in res.flags if f.name != "--mamba-full-memory-ratio"}
-        inputs = calculator.read_inputs(flags, dict(e.split("=", 1) for e in res.env),
-                                        res.role, consts)
+        inputs = calculator.inputs_of(res.flags, res.env, res.role, consts)
         rows = [f"| {self.t('table.avg_len')} | `{self.t('table.ratio')}` |", "|---:|---:|"]
         for length in consts.common_lengths:
             value = calculator.ratio(inputs, length, consts)
             rows.append(f"| {length:,} | {calculator.fmt(value) if value else '—'} |")
         return "\n".join(rows)
 
-    def preset_table(self, model_id: str) -> str:
+    def scaling_table(self, model_id: str, axis: str, role: str, strategy: str, **picks) -> str:
+        """How the command scales over the options of ``axis`` (e.g. the cluster size under a
+        large-scale preset): nodes per platform shape, and the TP/EP and DP sizes it sets."""
         model = self.db.model(model_id)
-        axis = model.axis_index["cluster"]
-        eight = [h for h in model.info.hardware if self.db.platforms[h].arch == "blackwell"
-                 and self.db.platforms[h].gpus_per_node == 8]
-        four = [h for h in model.info.hardware if self.db.platforms[h].arch == "blackwell"
-                and self.db.platforms[h].gpus_per_node == 4]
-        l8 = _cell_text("/".join(self.db.platforms[h].label for h in eight))
-        l4 = _cell_text("/".join(self.db.platforms[h].label for h in four))
-        rows = [f"| {self.t('table.gpus')} | {self.t('table.layout')} ({l8}) | "
-                f"{self.t('table.layout')} ({l4}) | {self.t('table.tp_ep')} | {self.t('table.dp')} |",
-                "|---:|---:|---:|---:|---:|"]
-        for option in axis.options:
-            n = int(option.id)
-            a = self.resolve(model_id, eight[0], "unified", "balanced", preset="serving",
-                             cluster=option.id, spec="none")
-            b = self.resolve(model_id, four[0], "unified", "balanced", preset="serving",
-                             cluster=option.id, spec="none")
-            tp = next(f.value for f in a.flags if f.name == "--tp-size")
-            dp = next((f.value for f in a.flags if f.name == "--dp-size"), "1")
-            rows.append(f"| {n} | {a.nodes}×8 | {b.nodes}×4 | {tp} | {dp} |")
+        if axis not in model.axis_index:
+            raise MacroError(f"scaling_table: unknown axis '{axis}' (known: "
+                             f"{', '.join(model.axis_index)})")
+        groups: dict[int, list[str]] = {}
+        for hw in model.info.hardware:
+            try:
+                self.resolve(model_id, hw, role, strategy, **picks)
+            except MacroError:
+                continue  # this platform has no such selection
+            groups.setdefault(self.db.platforms[hw].gpus_per_node, []).append(hw)
+        if not groups:
+            raise MacroError(f"scaling_table: no platform offers {role}/{strategy} {picks}")
+        shapes = sorted(groups.items(), reverse=True)
+        head = [self.t("table.gpus")] + [
+            f"{self.t('table.layout')} ({_cell_text('/'.join(self.db.platforms[h].label for h in hws))})"
+            for _, hws in shapes] + [self.t("table.tp_ep"), self.t("table.dp")]
+        rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+        for option in model.axis_index[axis].options:
+            results = [self.resolve(model_id, hws[0], role, strategy, **{**picks, axis: option.id})
+                       for _, hws in shapes]
+            flags = {f.name: f.value for f in results[0].flags}
+            layout = [f"{r.nodes}×{per_node}" for r, (per_node, _) in zip(results, shapes)]
+            rows.append("| " + " | ".join([_cell_text(option.id), *layout,
+                                           _cell_text(flags.get("--tp-size") or "1"),
+                                           _cell_text(flags.get("--dp-size") or "1")]) + " |")
         return "\n".join(rows)
 
     def status_badge(self, status: str) -> str:
@@ -285,6 +301,15 @@ class Site:
         return (f'<div class="recipe-playground" data-model="{_esc(model_id)}" '
                 f'data-lang="{_esc(self.lang)}" data-loading="{_esc(self.t("ui.loading"))}" '
                 f'data-failed="{_esc(self.t("ui.load-failed"))}"></div>')
+
+
+def _ordered_cells(model, hw: str):
+    """A platform's cells in the model's role and strategy order (not file order)."""
+    for role in model.info.roles:
+        for strategy in role.strategies:
+            cell = model.cell(hw, role.id, strategy)
+            if cell is not None:
+                yield cell
 
 
 def cell_anchor(hw: str, role: str, strategy: str) -> str:
@@ -307,7 +332,7 @@ def define_env(env) -> None:
     lang = env.conf["extra"].get("recipes_lang") or env.conf["theme"]["language"]
     site = Site(cached_database(), lang)
     for name in ("command", "router", "badge", "caveats", "effective", "matrix", "cells",
-                 "benchmarks", "ratio_table", "preset_table", "text", "playground",
+                 "benchmarks", "ratio_table", "scaling_table", "text", "playground",
                  "status_badge"):
         env.macro(getattr(site, name), name)
     env.variables["recipes_lang"] = lang
