@@ -54,13 +54,28 @@ def on_page_markdown(markdown, page, config, files):
 
 def on_post_build(config):
     site = Path(config["site_dir"])
+    lang = _lang(config)
     lines = [f"# {config['site_name']}", "",
              f"> {config.get('site_description') or ''}", "",
-             "Every page below is also available as Markdown with every command rendered.", ""]
-    for uri, (title, markdown) in sorted(_rendered.items()):
+             "Every page is also available as Markdown with every command rendered; each model's",
+             "recipe database is available as JSON (cells, overlays, rules, text).", ""]
+    pages = sorted(_rendered.items(), key=lambda kv: (not kv[0].startswith("models/"), kv[0]))
+    sections = {"models/": "## Recipes", "": "## Guides and other pages"}
+    current = None
+    for uri, (title, markdown) in pages:
         target = uri[:-3] + ".md" if uri.endswith("index.md") else uri[:-3] + "/index.md"
         out = site / target
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(markdown, encoding="utf-8")
+        section = "models/" if uri.startswith("models/") else ""
+        if section != current:
+            lines += ["", sections[section], ""] if current is not None else [sections[section], ""]
+            current = section
         lines.append(f"- [{title}]({target})")
+    lines += ["", "## Data", ""]
+    lines += [f"- [{model_id} recipe database ({lang})](assets/recipes/{model_id}.{lang}.json)"
+              for model_id in cached_database().models]
+    for alt in config["extra"].get("alternate") or []:
+        if alt.get("lang") != lang:
+            lines.append(f"- [The same site in {alt.get('name')}]({alt.get('link') or './'}llms.txt)")
     (site / "llms.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")

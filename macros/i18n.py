@@ -10,6 +10,7 @@ and only when a translator runs ``recipes i18n-stamp``.
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from pathlib import Path
 
@@ -51,6 +52,11 @@ def notice_for(page, docs_dir: Path, lang: str) -> str | None:
 
     db = cached_database()
     src = page.file.src_uri
+    # the English page, relative to this one: up out of the language folder, then its path
+    url = page.url or ""
+    english = "../" * (url.count("/") + 1) + url
+    # raw HTML: the target is outside this site's docs, which MkDocs cannot validate
+    link = f'<a href="{english}" hreflang="en">{html.escape(db.t(lang, "ui.english-source"))}</a>'
     if src in FALLBACK_PAGES:
         return f'!!! warning ""\n    {db.t(lang, "ui.not-translated")}\n'
     en = docs_dir.parent / "en" / src
@@ -58,7 +64,7 @@ def notice_for(page, docs_dir: Path, lang: str) -> str | None:
         return None
     state = status(src, docs_dir.parent, lang)
     if state in ("outdated", "unstamped"):
-        return f'!!! warning ""\n    {db.t(lang, "ui.outdated")}\n'
+        return f'!!! warning ""\n    {db.t(lang, "ui.outdated")} {link}\n'
     return None
 
 

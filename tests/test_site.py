@@ -128,6 +128,8 @@ def test_missing_and_outdated_translations_get_notices(tmp_path):
 
     outdated = cached_database().t("ko", "ui.outdated")
     assert outdated in home
+    home_html = (site / "ko/index.html").read_text()
+    assert re.search(r'<a href="\.\./" hreflang="en">', home_html)  # to the English page
     current = visible_text((site / "ko/models/kimi-k3/index.html").read_text())
     assert outdated not in current
 
