@@ -286,8 +286,9 @@ def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Findin
             continue
         involved = [f for f in rule.flags if f in ctx.flags()] or list(rule.flags)
         involved += [e for e in rule.flags_from_env if e in ctx.env()]
-        fields = {k: str(ctx.value(k)) for k in ("router_bootstrap", "server_bootstrap")
-                  if ctx.value(k) is not None}
+        # the message may name any context value its condition reads ({router_bootstrap} …)
+        fields = {k: str(v) for k in sorted(conditions.referenced_keys(rule.when))
+                  if (v := ctx.value(k)) is not None}
         message = db.t("en", rule.message, model, **fields)
         out.append(Finding(rule.severity, rule.id, message, involved, text_id=rule.message,
                            fields=fields))
