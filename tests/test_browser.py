@@ -358,3 +358,25 @@ def test_screenshots_for_review(tab):
         page.screenshot(path=str(path), full_page=True)
         page.locator(".recipe-playground").screenshot(path=str(SCREENS / f"playground.{lang}.png"))
         assert path.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize(("lang", "query"), [("en", "DCP"), ("ko", "서버")],
+                         ids=["en", "ko"])
+def test_search_finds_the_model_page(tab, lang, query):
+    """Material's search (a web worker over search/search_index.json) finds the model page."""
+    page = tab.new_page()
+    home = "/" if lang == "en" else "/ko/"
+    with page.expect_response(lambda r: r.url.endswith("/search/search_index.json")) as index:
+        page.goto(tab.base + home)
+    assert index.value.ok
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially(query, delay=30)
+    assert box.input_value() == query
+    # The worker may still be building the index (and loading lunr.ko for Korean).
+    page.wait_for_function(
+        "(path) => [...document.querySelectorAll('.md-search-result__item a')]"
+        ".some(a => new URL(a.href).pathname === path)", arg=PAGES[lang], timeout=20000)
+    links = page.eval_on_selector_all(".md-search-result__item a", "els => els.map(a => a.href)")
+    assert any(urlsplit(h).path == PAGES[lang] for h in links)
+    assert all(urlsplit(h).netloc == urlsplit(tab.base).netloc for h in links)
