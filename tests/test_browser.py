@@ -318,6 +318,7 @@ def test_language_switch_keeps_the_page_and_the_selection(tab, db):
     page = tab.open("en")
     click(page, "hw", "gb300")
     click(page, "spec", "none")
+    page.wait_for_load_state("networkidle")  # Material's sitemap lookups are done by now
     link = page.locator('a.md-select__link[data-recipes-lang="ko"]')
     assert "#hw=gb300" in link.get_attribute("href")  # the selection rides along
     with page.expect_navigation():

@@ -1024,6 +1024,14 @@
 
   // ===== Part 2: the DOM layer ================================================================
 
+  // Our language links already point at the same page (and carry the selection). Material's
+  // own handler would re-map them through the other site's sitemap.xml, which is empty without
+  // a site_url, and send the reader to the other language's home page; keep it out.
+  document.addEventListener('click', function (event) {
+    var target = event.target;
+    if (target && target.closest && target.closest('a[data-recipes-lang]')) event.stopPropagation();
+  }, true);
+
   var SCRIPT = document.currentScript || document.querySelector('script[src*="assets/recipes/playground.js"]');
   var SCRIPT_SRC = SCRIPT && SCRIPT.src;
   var AXES_TOP = ['hw', 'role', 'strategy'];
