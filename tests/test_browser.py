@@ -350,15 +350,40 @@ def test_random_selections_via_the_hash(tab, cli, db):
         assert {k: chosen.get(k) for k in selection} == selection
 
 
-def test_screenshots_for_review(tab):
-    """Full-page pictures of both Kimi-K3 pages (for people; asserts only that they exist)."""
+def test_pages_render_finished_and_save_screenshots(tab):
+    """What a reader sees: no raw Jinja, every badge and tab drawn with text, no empty code
+    block, Korean text laid out in a real font. Full-page pictures are saved for people."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     for lang in ("en", "ko"):
         page = tab.open(lang, "#hw=gb200&role=decode&strategy=balanced&hicache=l3")
-        path = SCREENS / f"kimi-k3.{lang}.png"
-        page.screenshot(path=str(path), full_page=True)
+        seen = page.evaluate("""() => {
+          const box = (e) => e.getBoundingClientRect();
+          const badges = [...document.querySelectorAll('article .recipe-badge')];
+          const tabs = [...document.querySelectorAll('article .tabbed-labels > label')];
+          const code = [...document.querySelectorAll('article pre code')];
+          const h1 = document.querySelector('article h1');
+          return {
+            jinja: document.body.innerText.includes('{{') || document.body.innerText.includes('{%'),
+            badges: badges.length,
+            // badges in a hidden tab have no box; every visible one must be drawn
+            emptyBadges: badges.filter(b => !b.textContent.trim() ||
+                                            (b.offsetParent !== null && box(b).width < 20)).length,
+            visibleBadges: badges.filter(b => b.offsetParent !== null).length,
+            tabs: tabs.length,
+            emptyTabs: tabs.filter(l => !l.textContent.trim()).length,
+            code: code.length,
+            emptyCode: code.filter(c => !c.textContent.trim()).length,
+            headingWidth: box(h1).width,
+            fonts: document.fonts.check('16px sans-serif', '서버'),
+          };
+        }""")
+        assert not seen["jinja"]
+        assert seen["badges"] >= 50 and seen["emptyBadges"] == 0 and seen["visibleBadges"] >= 10
+        assert seen["tabs"] >= 10 and seen["emptyTabs"] == 0
+        assert seen["code"] >= 55 and seen["emptyCode"] == 0
+        assert seen["headingWidth"] > 0 and seen["fonts"]
+        page.screenshot(path=str(SCREENS / f"kimi-k3.{lang}.png"), full_page=True)
         page.locator(".recipe-playground").screenshot(path=str(SCREENS / f"playground.{lang}.png"))
-        assert path.stat().st_size > 10_000
 
 
 @pytest.mark.parametrize(("lang", "query"), [("en", "DCP"), ("ko", "서버")],
