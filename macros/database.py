@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import conditions, yamlfile
-from .catalog import Catalog, FlagSpec, value_problem
+from .catalog import Catalog, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
 from .schema import (AxesFile, Axis, BenchmarksFile, Cell, CellsFile, HardwareFile, ModelFile,

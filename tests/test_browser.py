@@ -10,77 +10,43 @@ Needs /usr/bin/chromium (apt-get install chromium fonts-nanum); never downloads 
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
-import threading
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from helpers.browser import chromium, require_chromium, serve
 from macros.selections import sample_playground, split
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MODEL = "kimi-k3"
 PAGES = {"en": "/models/kimi-k3/", "ko": "/ko/models/kimi-k3/"}
 SCREENS = Path("/tmp/screens")
 
 
-def _require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing on CI: install the Debian packages chromium and "
-                    "fonts-nanum before the tests run", pytrace=False)
-    pytest.skip("Chromium not installed: apt-get install chromium fonts-nanum")
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # keep pytest output readable
-        pass
-
-
 @pytest.fixture(scope="module")
 def site():
     """Build both languages once and serve them on 127.0.0.1:<free port>."""
-    _require_chromium()
+    require_chromium()
     from macros.build import build_site
 
     scratch = ROOT / ".build" / f"browser-test-{os.getpid()}"
     scratch.mkdir(parents=True, exist_ok=True)
     try:
-        out = build_site(out=scratch / "site", quiet=True)
-        server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}"
-        finally:
-            server.shutdown()
-            server.server_close()
+        with serve(build_site(out=scratch / "site", quiet=True)) as base:
+            yield base
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def browser(site):
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
-    finally:
-        pw.stop()
+    with chromium() as b:
+        yield b
 
 
 class Tab:

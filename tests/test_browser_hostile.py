@@ -10,17 +10,15 @@ is checked the same way with JavaScript off. Same CI and skip rules as test_brow
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
 
-from test_browser import ARGS, CHROMIUM, PAGES, Tab, _Quiet, _require_chromium
+from helpers.browser import chromium, require_chromium, serve
+from helpers.project import project_copy, recipes_root
+from test_browser import PAGES, Tab
 from test_hostile import EVIL, _poison
 
 pytestmark = pytest.mark.browser
@@ -54,54 +52,25 @@ def _poison_more(recipes: Path) -> None:
 @pytest.fixture(scope="module")
 def hostile_base(tmp_path_factory):
     """Build both languages from the poisoned database and serve them on a loopback port."""
-    _require_chromium()
+    require_chromium()
     from macros.build import build_site
-    from macros.database import _cached
 
     tmp = tmp_path_factory.mktemp("browser-hostile")
     recipes = tmp / "recipes"
     shutil.copytree(ROOT / "recipes", recipes)
     _poison(recipes)
     _poison_more(recipes)
-    project = tmp / "project"
-    project.mkdir()
-    for name in ("mkdocs.yml", "mkdocs.ko.yml"):
-        shutil.copy(ROOT / name, project / name)
-    for name in ("docs", "overrides"):
-        shutil.copytree(ROOT / name, project / name)
-    (project / "macros").symlink_to(ROOT / "macros")
-    old = os.environ.get("RECIPES_ROOT")
-    os.environ["RECIPES_ROOT"] = str(recipes)
-    try:
+    project = project_copy(tmp)
+    with recipes_root(recipes):
         site = build_site(out=project / "site", root=project, quiet=True)
-    finally:
-        if old is None:
-            os.environ.pop("RECIPES_ROOT", None)
-        else:
-            os.environ["RECIPES_ROOT"] = old
-        _cached.cache_clear()
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(site) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser(hostile_base):
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
-    finally:
-        pw.stop()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
