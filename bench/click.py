@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
-import http.server
 import json
 import math
 import shutil
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,9 +30,9 @@ ROOT = HERE.parent
 # Python puts this folder first on sys.path, where this file would shadow the `click` package
 # that MkDocs imports: drop it.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from helpers.browser import CHROMIUM, chromium, serve  # noqa: E402  (the browser tests' helpers)
+
 PAGE = "/models/kimi-k3/"
 START = "#hw=b300&role=unified&strategy=balanced"
 
@@ -75,11 +72,6 @@ MEASURE = """async ([axis, option]) => {
 }"""
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 def percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile."""
     ordered = sorted(values)
@@ -87,27 +79,21 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def measure(base: str, rounds: int) -> dict:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            page.goto(base + PAGE + START)
-            page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
-            command, frame, skipped, unchanged = [], [], [], []
-            for _ in range(rounds):
-                for axis, option in SEQUENCE:
-                    result = page.evaluate(MEASURE, [axis, option])
-                    if result.get("skipped"):
-                        skipped.append(f"{axis}={option}")
-                    elif result["command"] is None:
-                        unchanged.append(f"{axis}={option}")
-                    else:
-                        command.append(result["command"])
-                        frame.append(result["frame"])
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(base + PAGE + START)
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        command, frame, skipped, unchanged = [], [], [], []
+        for _ in range(rounds):
+            for axis, option in SEQUENCE:
+                result = page.evaluate(MEASURE, [axis, option])
+                if result.get("skipped"):
+                    skipped.append(f"{axis}={option}")
+                elif result["command"] is None:
+                    unchanged.append(f"{axis}={option}")
+                else:
+                    command.append(result["command"])
+                    frame.append(result["frame"])
     if skipped or unchanged:
         print(f"click.py: skipped {skipped}, command unchanged after {unchanged}",
               file=sys.stderr)
@@ -130,7 +116,6 @@ def main() -> int:
     if not CHROMIUM.exists():
         print(json.dumps({"skipped": "chromium not installed"}))
         return 0
-    sys.path.insert(0, str(ROOT))
     from macros.build import build_site
 
     # The build renames its scratch folder under .build/ into place: stay on that file system.
@@ -139,14 +124,8 @@ def main() -> int:
     try:
         with contextlib.redirect_stdout(sys.stderr):  # stdout carries only the JSON
             site = build_site(out=tmp / "site", quiet=True)
-        server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            result = measure(f"http://127.0.0.1:{server.server_address[1]}", args.rounds)
-        finally:
-            server.shutdown()
-            server.server_close()
+        with serve(site) as base:
+            result = measure(base, args.rounds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(result))
