@@ -75,6 +75,12 @@ class Tab:
         elif not request.url.startswith(("data:", "blob:", "about:")):
             self.problems.append(f"request to another host: {request.url}")
 
+    def close(self) -> None:
+        """Close the context; fail if any page logged an error or left the local server."""
+        self.context.close()
+        assert not self.problems, ("the page logged errors or left the local server:\n"
+                                   + "\n".join(self.problems))
+
     def open(self, lang: str = "en", hash_: str = "", page=None):
         page = page or self.new_page()
         page.goto(self.base + PAGES[lang] + hash_)
@@ -86,9 +92,7 @@ class Tab:
 def tab(browser, site):
     t = Tab(browser, site)
     yield t
-    t.context.close()
-    assert not t.problems, ("the page logged errors or left the local server:\n"
-                            + "\n".join(t.problems))
+    t.close()
 
 
 # --- helpers --------------------------------------------------------------------------------
