@@ -238,5 +238,7 @@ def test_helpers_match_python(tmp_path, db):
         "evaluate": [conditions.evaluate(c["cond"], Ctx(c)) for c in cases["evaluate"]],
     }
     for key, values in want.items():
+        assert len(got[key]) == len(values) == len(cases[key]), f"{key}: JS answered " \
+            f"{len(got[key])} of {len(cases[key])} cases"
         bad = [(case, w, g) for case, w, g in zip(cases[key], values, got[key]) if w != g]
         assert not bad, f"{key}: {len(bad)} differ, e.g. (case, python, js): {bad[:3]}"

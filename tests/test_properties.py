@@ -124,3 +124,53 @@ def test_quote_keeps_reader_placeholders_bare(db):
     assert quote("a b") == "'a b'"
     assert quote("$(rm -rf /)") == "'$(rm -rf /)'"
     assert quote("<script>") == "'<script>'"
+
+
+def test_compiled_conditions_agree_with_the_reference_interpreter(db, sample):
+    """Every condition in the model's data, compiled, gives what the plain interpreter gives,
+    in the contexts of sampled selections (known facts) and of an unknown context."""
+    from macros import conditions
+    from macros.conditions import attr
+
+    model = db.model("kimi-k3")
+    rules = model.rules
+    conds = [g.when for g in rules.gates] + [t.when for t in rules.transforms] + \
+        [c.when for c in rules.checks] + [e.when for e in rules.effective] + \
+        [c.when for c in rules.calculator] + [a.show_when for a in model.axes]
+
+    class Ctx:
+        def __init__(self, sel, res):
+            self.sel, self.res = sel, res
+
+        def value(self, key):
+            if self.res is None:
+                return None
+            if key.startswith("hw."):
+                return attr(db.platforms[self.res.hw], key[3:])
+            if key.startswith("cell."):
+                return attr(model.cell(self.res.hw, self.res.role, self.res.strategy), key[5:])
+            if key == "nodes":
+                return self.res.nodes
+            if key in ("hw", "role", "strategy"):
+                return getattr(self.res, key)
+            return self.res.picks.get(key, None) if key in self.res.picks else None
+
+        def flags(self):
+            return None if self.res is None else {f.name: f.values for f in self.res.flags}
+
+        def cell_flags(self):
+            if self.res is None:
+                return None
+            i = model.cell_index[(self.res.hw, self.res.role, self.res.strategy)]
+            return {f.name: f.values for f in model.cell_flags[i]}
+
+        def env(self):
+            return None if self.res is None else dict(e.split("=", 1) for e in self.res.env)
+
+    contexts = [Ctx(None, None)] + [Ctx(s, resolve(db, "kimi-k3", *split(s))) for s in sample]
+    checked = 0
+    for ctx in contexts:
+        for cond in conds:
+            assert conditions.evaluate(cond, ctx) == conditions.evaluate_slow(cond, ctx), cond
+            checked += 1
+    assert checked > 10_000
