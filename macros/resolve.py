@@ -348,15 +348,10 @@ class _GateContext:
 
 
 def _gate_state(model: Model, ctx, axis_id: str, option: str, exists: bool) -> OptionState:
-    for g in model.rules.gates:
-        if option in g.hide.get(axis_id, ()) and conditions.evaluate(g.when, ctx) is True:
-            return OptionState(id=option, state="hidden")
-    for g in model.rules.gates:
-        if option in g.disable.get(axis_id, ()) and conditions.evaluate(g.when, ctx) is True:
-            return OptionState(id=option, state="disabled", reason=g.reason)
-    if not exists:
+    state = _gated(model, ctx, axis_id, option)
+    if state.state == "enabled" and not exists:
         return OptionState(id=option, state="disabled", reason="gate.no-cell")
-    return OptionState(id=option, state="enabled")
+    return state
 
 
 def _reason_text(db: Database, model: Model, reason: str | None) -> str:
@@ -454,14 +449,19 @@ def _gate_index(model: Model) -> dict[tuple[str, str], tuple[list, list]]:
 
 
 def _option_state(st: _State, axis_id: str, option: str) -> OptionState:
-    hide, disable = _gate_index(st.model).get((axis_id, option), ((), ()))
+    return _gated(st.model, st, axis_id, option)
+
+
+def _gated(model: Model, ctx, axis_id: str, option: str) -> OptionState:
+    """The one reading of the gates: hidden, disabled (with the reason) or enabled."""
+    hide, disable = _gate_index(model).get((axis_id, option), ((), ()))
     for g in hide:
-        if conditions.evaluate(g.when, st) is True:
+        if conditions.evaluate(g.when, ctx) is True:
             return OptionState(id=option, state="hidden")
     for g in disable:
-        if conditions.evaluate(g.when, st) is True:
+        if conditions.evaluate(g.when, ctx) is True:
             return OptionState(id=option, state="disabled", reason=g.reason)
-    enabled = st.model.cache.setdefault("enabled_states", {})
+    enabled = model.cache.setdefault("enabled_states", {})
     state = enabled.get(option)
     if state is None:
         state = enabled[option] = OptionState(id=option, state="enabled")

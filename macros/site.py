@@ -350,4 +350,4 @@ def on_pre_page_macros(env) -> None:
         env.markdown = note + "\n\n" + env.markdown
 
 
-__all__ = ["Site", "define_env", "on_pre_page_macros", "cell_anchor", "MacroError", "re"]
+__all__ = ["Site", "define_env", "on_pre_page_macros", "cell_anchor", "MacroError"]
