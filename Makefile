@@ -38,5 +38,9 @@ catalog: $(STAMP)
 catalog-check: $(STAMP)
 	$(VENV)/bin/recipes catalog --check --allow-offline
 
+# site/ goes only if the build made it (its marker): a folder someone else put there stays.
 clean:
-	rm -rf site .build/site-* $(VENV)
+	@if [ -e site ] && [ ! -f site/.recipes-site ]; then \
+	  echo "site/ has no .recipes-site marker (not made by recipes build): left alone"; \
+	else rm -rf site; fi
+	rm -rf .build/site-* $(VENV)

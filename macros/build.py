@@ -1,25 +1,77 @@
-"""Building both language sites into site/ (English) and site/ko/ (Korean), atomically.
+"""Building both language sites into site/ (English) and site/ko/ (Korean), atomically, and
+deciding where the tools may write.
 
-Owns the build order and the swap: everything is built into a fresh folder under .build/ and
-moved into place only when both languages built cleanly, so a failed build leaves the previous
-site untouched. Must not write anywhere else.
+Owns the build order, the swap, and the rules for every output path a command is given (the
+build's folder, the export's file). Must not write anywhere but the output and its own scratch
+folders under ``<output's parent>/.build/`` (``site-<pid>-<ms>``, removed when the build ends),
+and must not touch anything before the output path has been accepted.
+
+The output folder. The build marks each site it makes with a ``.recipes-site`` file, and
+replaces only: a missing folder (its parent must exist), an empty folder, a folder with the
+marker, or a folder laid out as a site of ours from before the marker existed (``ko/``,
+``llms.txt`` and ``assets/recipes/`` inside), so the ``site/`` of an older checkout still
+rebuilds. Anything else is refused, since the swap deletes what the folder held: a file, any
+other non-empty folder, the project root, its sources (``docs/``, ``recipes/``, ``macros/``,
+``overrides/``, ``tests/``, ``.git``) and anything inside them, the home folder, ``/``, and any
+folder containing one of those. Paths are compared resolved, so a symlink to a source is
+refused like the source.
+
+The swap. Both languages are built into a scratch folder beside the output (one file system),
+then one ``renameat2(RENAME_EXCHANGE)`` swaps the two folders: at every instant the output is
+either the whole old site or the whole new one, and the old one ends up in the scratch folder,
+which is removed. A symlink flipped by one rename would do the same, but it turns ``site/``
+into a link, which a web server or ``cp -r`` may treat differently from the folder people
+expect. Where the exchange is unavailable (not Linux, old glibc, a file system without it) the
+output is parked under ``.build/`` and the new site renamed into place; a kill between those
+two renames leaves the parked site behind, and the next build of that output restores it before
+anything else. Every build also removes the scratch folders of builds whose process has died.
+While the build runs, SIGTERM raises ``Terminated`` so the scratch folder is removed like on
+any failure or Ctrl-C.
+
+The export file. ``recipes export --out FILE`` writes one file in an existing folder outside the
+project's sources and the recipes folder in use. An existing file is replaced only if it is a
+previous export (a JSON object with the export's top-level keys and an integer ``version``);
+anything else there is a person's file and is refused. The new file is written beside the old
+one and renamed over it, so an interrupted export leaves the previous one whole.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import json
 import logging
 import os
 import re
 import shutil
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
+from .errors import Problem, RecipeError
+
 ROOT = Path(__file__).resolve().parent.parent
+MARKER = ".recipes-site"
+SOURCES = ("docs", "recipes", "macros", "overrides", "tests", ".git")
+EXPORT_KEYS = {"version", "lang", "model", "cells", "rules", "catalog", "text"}
+EXPORT_MAX_BYTES = 64 << 20  # far above any export; bigger files are not read to be judged
+# site-<pid>-<ms> is a build's scratch; -old[-<name>] a site parked by the two-step swap for the
+# output <name> (no name: parked by builds from before this rule, which only ever built site/).
+_SCRATCH = re.compile(r"site-(?P<pid>\d+)-(?P<ms>\d+)(?P<old>-old(?:-(?P<name>.+))?)?")
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
 class BuildFailed(Exception):
     pass
+
+
+class Terminated(SystemExit):
+    """SIGTERM during a build: unwinds like Ctrl-C (scratch removed), exits 143 if uncaught."""
+
+    def __init__(self) -> None:
+        super().__init__(128 + signal.SIGTERM)
 
 
 def _front_matter_lines(path: Path) -> int:
@@ -72,17 +124,239 @@ class _Capture(logging.Handler):
         return "\n".join(shown) + (f"\n… and {more} more" if more > 0 else "")
 
 
+# --- where outputs may go -------------------------------------------------------------------
+
+def _resolved(given: Path) -> Path:
+    try:
+        return Path(given).expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop is a RuntimeError before 3.13
+        raise _problem(given, f"cannot resolve the path: {exc}") from None
+
+
+def _sources(roots: list[Path]) -> list[tuple[Path, str]]:
+    """(resolved path, how to name it) for every folder no output may be in or contain."""
+    found = []
+    for root in roots:
+        for name in SOURCES:
+            found.append(((root / name).resolve(), f"the project's {name}/ folder ({root / name})"))
+    recipes = os.environ.get("RECIPES_ROOT")
+    if recipes:
+        found.append((Path(recipes).resolve(), f"the recipes folder in use ({recipes})"))
+    return found
+
+
+def _project_roots(root: Path) -> list[Path]:
+    return list(dict.fromkeys([root.resolve(), ROOT]))
+
+
+def _problem(given: Path, message: str) -> RecipeError:
+    return RecipeError([Problem(str(given), None, None, message)])
+
+
+def check_out_folder(given: Path, root: Path = ROOT) -> Path:
+    """The resolved output folder, or a RecipeError saying why the build may not replace it."""
+    out = _resolved(given)
+    roots = _project_roots(root)
+    own = "give a folder of its own, e.g. site/"
+    guarded = [(r, f"the project root ({r})") for r in roots] + _sources(roots)
+    guarded += [(Path.home().resolve(), f"the home folder ({Path.home()})"),
+                (Path("/"), "the file-system root (/)")]
+    for path, what in guarded:
+        if out == path:
+            raise _problem(given, f"refusing to build into {what}; {own}")
+    for path, what in guarded:
+        if path.is_relative_to(out):
+            raise _problem(given, f"refusing to build into a folder that contains {what}; {own}")
+    for path, what in _sources(roots):
+        if out.is_relative_to(path):
+            raise _problem(given, f"refusing to build inside {what}; {own}")
+    if out.name == ".build":
+        raise _problem(given, f"refusing to build into the builds' scratch folder; {own}")
+    if not out.parent.is_dir():
+        raise _problem(given, f"folder {out.parent} does not exist")
+    if out.exists() and not out.is_dir():
+        raise _problem(given, f"is a file, not a folder; {own}")
+    if out.is_dir() and not _ours(out):
+        raise _problem(given, f"is a folder the build did not make (no {MARKER} inside) and is "
+                              f"not empty; {own}")
+    return out
+
+
+def _ours(folder: Path) -> bool:
+    try:
+        if (folder / MARKER).is_file() or not any(folder.iterdir()):
+            return True
+    except OSError as exc:
+        raise _problem(folder, f"cannot read the folder: {exc.strerror}") from None
+    return ((folder / "ko").is_dir() and (folder / "llms.txt").is_file()
+            and (folder / "assets" / "recipes").is_dir())
+
+
+def export_target(given: Path, recipes: Path | None = None) -> Path:
+    """The resolved file ``recipes export --out`` may write, or a RecipeError saying why not."""
+    out = _resolved(given)
+    guarded = _sources([ROOT])
+    if recipes is not None:
+        guarded.append((_resolved(recipes), f"the recipes folder in use ({recipes})"))
+    for path, what in guarded:
+        if out.is_relative_to(path):
+            raise _problem(given, f"refusing to write inside {what}; give a path outside the "
+                                  f"project's sources")
+    if not out.parent.is_dir():
+        raise _problem(given, f"folder {out.parent} does not exist")
+    if out.is_dir():
+        raise _problem(given, "is a folder; give a file name, e.g. kimi-k3.json")
+    if out.exists() and not _is_export(out):
+        raise _problem(given, "exists and is not a previous export (a JSON object with "
+                              f"{', '.join(sorted(EXPORT_KEYS))}); refusing to overwrite it")
+    return out
+
+
+def _is_export(path: Path) -> bool:
+    try:
+        if not path.is_file() or path.stat().st_size > EXPORT_MAX_BYTES:
+            return False
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return (isinstance(data, dict) and EXPORT_KEYS <= data.keys()
+            and type(data["version"]) is int)
+
+
+def write_export(out: Path, text: str) -> None:
+    """Write beside ``out`` and rename over it: a killed export leaves the previous one whole."""
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    made = False
+    try:
+        # O_EXCL: never take over a file someone else put at the scratch name; 0o666 less the
+        # umask gives the file the mode a plain write would.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        made = True
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+        made = False
+    except OSError as exc:
+        raise _problem(out, f"cannot write: {exc.strerror}") from None
+    finally:
+        if made:
+            tmp.unlink(missing_ok=True)
+
+
+# --- the swap -------------------------------------------------------------------------------
+
+def _renameat2():
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not Linux, or glibc before 2.28
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step; False where the system cannot, so the caller falls back."""
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _swap(new: Path, out: Path) -> None:
+    """Put ``new`` at ``out``; afterwards ``new`` holds the previous site, if there was one."""
+    if not os.path.lexists(out):
+        os.rename(new, out)
+        return
+    if _exchange(new, out):
+        return
+    parked = new.with_name(f"{new.name}-old-{out.name}")
+    os.rename(out, parked)
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(parked, out)
+        raise
+    os.rename(parked, new)
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def _recover(scratch_root: Path, out: Path) -> None:
+    """Restore a site parked for ``out`` by a killed build; remove dead builds' scratch."""
+    if not scratch_root.is_dir():
+        return
+    entries = []
+    for entry in scratch_root.iterdir():
+        m = _SCRATCH.fullmatch(entry.name)
+        if m and not _alive(int(m["pid"])):
+            entries.append((int(m["ms"]), entry, m))
+    for _, entry, m in sorted(entries, key=lambda e: e[0], reverse=True):
+        if m["old"]:
+            owner = scratch_root.parent / (m["name"] or "site")
+            if not os.path.lexists(owner):
+                if owner == out:
+                    entry.rename(out)
+                continue  # another output's parked site: its own next build restores it
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) -> Path:
     """Build English then Korean into a scratch folder and swap it in as ``out``."""
+    root = Path(root).resolve()
+    out = check_out_folder(out if out is not None else root / "site", root)
+    # Next to the target so the swap stays on one file system.
+    scratch_root = out.parent / ".build"
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    scratch = scratch_root / f"site-{os.getpid()}-{int(time.time() * 1000)}"
+    try:
+        try:
+            scratch_root.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise BuildFailed(f"cannot make the scratch folder {scratch_root}: "
+                              f"{exc.strerror}") from None
+        _recover(scratch_root, out)
+        _build_both(root, scratch, quiet)
+        (scratch / MARKER).write_text("Made by `recipes build`; the next build replaces this "
+                                      "folder whole.\n", encoding="utf-8")
+        try:
+            _swap(scratch, out)
+        except OSError as exc:  # e.g. out on another file system: the old site stays
+            raise BuildFailed(f"could not move the new site into {out}: {exc.strerror}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)  # the failed build, or the replaced site
+        if in_main:  # None: a handler set outside Python, which cannot be put back
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+    return out
+
+
+def _build_both(root: Path, scratch: Path, quiet: bool) -> None:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    out = (out or root / "site").resolve()
-    # Build next to the target so the final swap is a rename on one file system.
-    scratch_root = out.parent / ".build"
-    scratch_root.mkdir(parents=True, exist_ok=True)
-    scratch = scratch_root / f"site-{os.getpid()}-{int(time.time() * 1000)}"
     log = logging.getLogger("mkdocs")
     capture = _Capture()
     log.addHandler(capture)
@@ -101,27 +375,14 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
                 capture.docs_dir = os.path.relpath(cfg["docs_dir"], root)
                 capture.root = str(root)
                 build(cfg)
+            except Terminated:
+                raise
             except (MkDocsException, SystemExit, Exception) as exc:
                 why = capture.summary() or f"{type(exc).__name__}: {exc}"
                 raise BuildFailed(f"{name}: {why}") from None
             if not quiet:
                 print(f"  done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
     finally:
         os.chdir(cwd)
         log.removeHandler(capture)
         log.propagate = propagate
-    old = scratch_root / (scratch.name + "-old")
-    try:
-        if out.exists():
-            out.rename(old)
-        scratch.rename(out)
-    except OSError as exc:  # e.g. out on another file system: keep the old site
-        if old.exists() and not out.exists():
-            old.rename(out)
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise BuildFailed(f"could not move the new site into {out}: {exc}") from None
-    shutil.rmtree(old, ignore_errors=True)
-    return out
