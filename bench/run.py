@@ -4,7 +4,8 @@
     already expanded (the overhead ratio; same run, several repeats, median);
 (b) build time and peak memory for synthetic databases of 1, 10 and 50 models;
 (c) time to resolve and check every reachable selection of one model;
-(d) Playground payload per page (gzip) and click-to-command time (needs Chromium).
+(d) Playground payload per page (gzip) and click-to-command time (needs Chromium);
+(e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly).
 
 Every build runs in a fresh subprocess so times include start-up and memory is per build.
 """
@@ -195,6 +196,41 @@ def bench_click(site_root: Path | None = None) -> dict | None:
     return json.loads(proc.stdout)
 
 
+# Known, abbreviated, unknown and repeated flags, so every per-flag path of the checker runs.
+CHECK_FLAGS = ("--tp-size 8", "--dcp-size 8", "--mem-fraction-static 0.85", "--enable-symm-mem",
+               "--tp 8", "--tp-sizee 8", "--kv-cache-dtype fp8_e4m3", "--page-size 64")
+
+
+def bench_check_line(sizes: list[int]) -> list[dict]:
+    """Wall time of `recipes check --file` (start-up and database load included) on a file
+    holding one command of ``n`` flags on one line."""
+    rows = []
+    with tempfile.TemporaryDirectory() as t:
+        for n in sizes:
+            path = Path(t) / f"flags-{n}.sh"
+            flags = " ".join(CHECK_FLAGS[i % len(CHECK_FLAGS)] for i in range(n))
+            path.write_text(f"sglang serve --model-path m {flags}\n", encoding="utf-8")
+            start = time.perf_counter()
+            proc = subprocess.run([PY, "-m", "macros.cli", "check", "--file", str(path)],
+                                  cwd=ROOT, capture_output=True, text=True)
+            seconds = time.perf_counter() - start
+            if proc.returncode != 1:  # the unknown flag is an error: anything else is a failure
+                raise SystemExit(f"recipes check failed:\n{proc.stderr}")
+            rows.append({"flags": n, "check_s": seconds})
+    return rows
+
+
+def check_line_rows(rows: list[dict]) -> list[str]:
+    sizes = " / ".join(f"{r['flags'] // 1000}k" for r in rows)
+    times = " / ".join(f"{r['check_s']:.2f} s" for r in rows)
+    out = [f"| (e) recipes check, {sizes} flags on one line | {times} |"]
+    if len(rows) >= 2:
+        first, last = rows[0], rows[-1]
+        per = (last["check_s"] - first["check_s"]) / (last["flags"] - first["flags"])
+        out.append(f"| (e) marginal cost per flag | {per * 1e6:.0f} µs |")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
@@ -213,6 +249,8 @@ def main() -> int:
     print("(d) Playground payload and click time …", file=sys.stderr, flush=True)
     d = bench_payload()
     click = bench_click()
+    print("(e) recipes check on one long line …", file=sys.stderr, flush=True)
+    e = bench_check_line([1_000, 10_000, 100_000])
     print()
     print("| measurement | value |")
     print("|---|---|")
@@ -243,6 +281,8 @@ def main() -> int:
             print(f"| (d) {key} | {value} |")
     else:
         print("| (d) click-to-command | skipped (Chromium not installed) |")
+    for row in check_line_rows(e):
+        print(row)
     return 0
 
 

@@ -1,7 +1,8 @@
 """Executable, bilingual recipe docs: the recipe engine and the mkdocs-macros entry point.
 
-mkdocs-macros imports this package (``module_name: macros``) and calls ``define_env``; the
-engine modules are imported lazily so ``recipes`` CLI start-up stays fast.
+mkdocs-macros imports this package (``module_name: macros``) and calls ``define_env`` and the
+hooks around each page's rendering; the engine modules are imported lazily so ``recipes`` CLI
+start-up stays fast.
 """
 
 
@@ -15,3 +16,9 @@ def on_pre_page_macros(env):  # pragma: no cover - exercised by the site build t
     from .site import on_pre_page_macros as _pre
 
     _pre(env)
+
+
+def on_post_page_macros(env):  # pragma: no cover - exercised by the site build tests
+    from .site import on_post_page_macros as _post
+
+    _post(env)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -25,7 +26,23 @@ def _db(args):
     return load_database(Path(args.root) if args.root else RECIPES)
 
 
-def _picks(pairs: list[str]) -> tuple[dict[str, str], int | None]:
+def _avg_len(text: str, consts, what: str) -> int:
+    """A request length as the Playground's URL hash reads one: decimal digits only, within the
+    bounds the model's calculator exports."""
+    lo, hi = consts.min_avg_len, consts.max_avg_len
+    if not re.fullmatch(r"[0-9]+", text):
+        shown = f"'{text}'" if len(text) <= 40 else f"'{text[:40]}…'"
+        raise RecipeError([Problem("<command line>", None, None, f"{what} must be a whole "
+                                   f"number of tokens in decimal digits (got {shown})")])
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(hi)) or not lo <= int(digits) <= hi:
+        shown = digits if len(digits) <= 20 else f"a {len(digits):,}-digit number"
+        raise RecipeError([Problem("<command line>", None, None, f"{what} must be from {lo:,} "
+                                   f"to {hi:,} tokens (got {shown})")])
+    return int(digits)
+
+
+def _picks(pairs: list[str], consts) -> tuple[dict[str, str], int | None]:
     picks: dict[str, str] = {}
     avg_len = None
     for pair in pairs or []:
@@ -34,11 +51,7 @@ def _picks(pairs: list[str]) -> tuple[dict[str, str], int | None]:
             raise RecipeError([Problem("<command line>", None, None,
                                        f"--set expects KEY=VALUE (got '{pair}')")])
         if key == "avg_len":
-            try:
-                avg_len = int(value)
-            except ValueError:
-                raise RecipeError([Problem("<command line>", None, None,
-                                           f"avg_len must be a whole number of tokens (got '{value}')")]) from None
+            avg_len = _avg_len(value, consts, "avg_len")
         else:
             picks[key] = value
     return picks, avg_len
@@ -94,7 +107,7 @@ def cmd_command(args) -> int:
 
     db = _db(args)
     model = db.model(args.model)
-    picks, avg_len = _picks(args.set)
+    picks, avg_len = _picks(args.set, model.info.calculator)
     res = resolve(db, args.model, args.hw, args.role, args.strategy, picks, avg_len)
     if args.format == "json":
         print(json.dumps(_resolution_json(db, model, res, args.lang), ensure_ascii=False, indent=2))
@@ -110,18 +123,33 @@ def cmd_command(args) -> int:
 
 def cmd_check(args) -> int:
     from .check import check_text
+    from .yamlfile import read_text
+
+    def place(text: str, i: int) -> tuple[int, int]:
+        return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
 
     db = _db(args)
     sources: list[tuple[str, str]] = []
     if args.file:
         if args.file == "-":
-            sources.append(("<stdin>", sys.stdin.read()))
-        else:
-            path = Path(args.file)
+            name = "<stdin>"
+            # bytes, not a text stream: the stream would turn CRLF into LF and hide it
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") \
+                else sys.stdin.read().encode("utf-8", "surrogatepass")
             try:
-                sources.append((str(path), path.read_text(encoding="utf-8")))
-            except OSError as exc:
-                raise RecipeError([Problem(str(path), None, None, f"cannot read: {exc.strerror}")]) from None
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                good = data[:exc.start].decode("utf-8")  # worded as yamlfile.read_text words it
+                raise RecipeError([Problem(name, *place(good, len(good)),
+                                           f"not UTF-8 text: byte 0x{data[exc.start]:02x} "
+                                           f"({exc.reason}); save the file as UTF-8")]) from None
+        else:
+            name = args.file
+            text = read_text(args.file, name)  # every OS and encoding problem, with its place
+        if "\0" in text:
+            raise RecipeError([Problem(name, *place(text, text.index("\0")),
+                                       "not text: a NUL byte (is this a binary file?)")])
+        sources.append((name, text))
     words = [w for w in args.words if w != "--"]
     if words:
         sources.append(("<command line>", words[0] if len(words) == 1 else shlex.join(words)))
@@ -154,9 +182,10 @@ def cmd_calc(args) -> int:
 
     db = _db(args)
     model = db.model(args.model)
-    picks, avg_len = _picks(args.set)
-    res = resolve(db, args.model, args.hw, args.role, args.strategy, picks, avg_len)
     consts = model.info.calculator
+    picks, avg_len = _picks(args.set, consts)
+    table = [_avg_len(text, consts, "--avg-len") for text in args.avg_len or []]
+    res = resolve(db, args.model, args.hw, args.role, args.strategy, picks, avg_len)
     if res.calculator is not None:
         reason = db.t(args.lang, res.calculator.id, model)
         if args.format == "json":
@@ -165,11 +194,7 @@ def cmd_calc(args) -> int:
             print(reason)
         return EXIT_OK
     inputs = calculator.inputs_of(res.flags, res.env, res.role, consts)
-    lengths = args.avg_len or [res.avg_len]
-    bad = [n for n in lengths if n <= 0]
-    if bad:
-        raise RecipeError([Problem("<command line>", None, None,
-                                   f"--avg-len must be a positive number of tokens (got {bad[0]})")])
+    lengths = table or [res.avg_len]
     rows = []
     for length in lengths:
         value = calculator.ratio(inputs, length, consts)
@@ -189,13 +214,18 @@ def cmd_calc(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from .build import export_target, write_export
     from .export import export_model
 
+    # Judged before the export is made, so a refused path costs nothing and touches nothing.
+    out = None
+    if args.out:
+        out = export_target(Path(args.out), Path(args.root) if args.root else None)
     db = _db(args)
     data = export_model(db, args.model, args.lang)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+    if out:
+        write_export(out, text)
         print(f"wrote {args.out} ({len(text):,} bytes)", file=sys.stderr)
     else:
         print(text)
@@ -203,22 +233,37 @@ def cmd_export(args) -> int:
 
 
 def cmd_catalog(args) -> int:
-    from . import catalog_build
+    from .catalog_build import command, history
 
+    if args.diff:
+        if args.check:
+            raise RecipeError([Problem("<command line>", None, None,
+                                       "--diff reads the committed history; drop --check")])
+        try:
+            lines = command.diff(*args.diff)
+        except history.UnknownRelease as exc:
+            raise RecipeError([Problem("<command line>", None, None, f"--diff: {exc}")]) from None
+        except command.HistoryUnreadable as exc:
+            raise RecipeError([Problem(exc.path, None, None, exc.reason)]) from None
+        print("\n".join(lines))
+        return EXIT_OK
     argv = ["--check"] if args.check else []
     if args.allow_offline:
         argv.append("--allow-offline")
-    return catalog_build.main(argv)
+    return command.main(argv)
 
 
 def cmd_build(args) -> int:
-    from .build import BuildFailed, build_site
+    from .build import BuildFailed, Terminated, build_site
 
     try:
         out = build_site(Path(args.out) if args.out else None, quiet=args.quiet)
     except BuildFailed as exc:
         print(f"error: build failed, the previous site is untouched: {exc}", file=sys.stderr)
         return EXIT_FINDINGS
+    except Terminated as exc:
+        print("terminated", file=sys.stderr)
+        return exc.code
     print(f"built {out} (English) and {out / 'ko'} (Korean)", file=sys.stderr)
     return EXIT_OK
 
@@ -241,14 +286,28 @@ def cmd_i18n_check(args) -> int:
 
 
 def cmd_i18n_stamp(args) -> int:
-    from .i18n import DOCS, stamp
+    from .i18n import DOCS, stamp, stamp_target
+    from .i18n_check import compare
 
     docs = Path(args.docs) if args.docs else DOCS
+    # every page is judged before any is written: one refusal writes nothing
+    uris, problems = [], []
     for page in args.pages:
-        uri = page.split("docs/ko/")[-1].split("docs/en/")[-1]
-        if not (docs / "en" / uri).exists() or not (docs / "ko" / uri).exists():
-            raise RecipeError([Problem(page, None, None, "needs both docs/en/" + uri +
-                                       " and docs/ko/" + uri)])
+        try:
+            uris.append(stamp_target(page, docs))
+        except RecipeError as exc:
+            problems += exc.problems
+    for uri in uris:
+        problems += [Problem(f.file, f.line, f.col, f.message)
+                     for f in compare(docs / "en" / uri, docs / "ko" / uri,
+                                      f"docs/en/{uri}", f"docs/ko/{uri}")]
+    if problems:
+        if uris:
+            problems.append(Problem("<command line>", None, None,
+                                    "nothing stamped: fix the pages above first (recipes i18n-check "
+                                    "lists the same problems)"))
+        raise RecipeError(problems)
+    for uri in dict.fromkeys(uris):
         digest = stamp(uri, docs)
         print(f"docs/ko/{uri}: source_hash set to {digest} (docs/en/{uri} as it is now)")
     return EXIT_OK
@@ -295,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("calc", help="mamba ratio for a selection and request lengths")
     selection(s)
     s.add_argument("--set", action="append", metavar="KEY=VALUE")
-    s.add_argument("--avg-len", type=int, action="append", metavar="TOKENS",
+    s.add_argument("--avg-len", action="append", metavar="TOKENS",
                    help="average request length (input + output); repeat for a table")
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--format", choices=["text", "json"], default="text")
@@ -323,25 +382,34 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_build)
 
-    s = sub.add_parser("catalog", help="regenerate the flag catalog from the pinned wheels")
-    s.add_argument("--check", action="store_true", help="only compare with the committed catalog")
+    s = sub.add_parser("catalog", help="regenerate the flag catalogs and their history from "
+                                       "the released wheels")
+    s.add_argument("--check", action="store_true", help="only compare with the committed files")
     s.add_argument("--allow-offline", action="store_true",
                    help="with --check: skip (exit 0) when PyPI cannot be reached")
+    s.add_argument("--diff", nargs=2, metavar=("A", "B"),
+                   help="what changed between sglang releases A and B (committed history, offline)")
     s.set_defaults(func=cmd_catalog)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130  # 128 + SIGINT, what a shell reports for Ctrl-C
     except RecipeError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_FINDINGS
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # the system refused (disk full, permissions): not a bug
+        where = exc.filename if exc.filename is not None else "<system>"
+        print(f"error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FINDINGS
     except Exception as exc:  # a bug, not bad input: say so plainly
         if os.environ.get("RECIPES_DEBUG"):
             raise

@@ -7,27 +7,29 @@ error a maintainer can see (``file:line:col: what (valid choices)``). Must not c
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from . import conditions, yamlfile
-from .catalog import Catalog, value_problem
+from .catalog import Catalog, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
 from .schema import (AxesFile, Axis, BenchmarksFile, Cell, CellsFile, HardwareFile, ModelFile,
-                     Platform, RulesFile)
+                     Platform, RulesFile, Status)
 
 LANGS = ("en", "ko")
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "recipes"
 _TEXT_ID = re.compile(r"^[a-z0-9_.-]+$")
 _FIELD = re.compile(r"\{([a-z_]+)\}")
+HINT_FIELDS = {"nodes", "last_rank"}  # what resolve fills into every hint
 
 
 @dataclass
@@ -98,17 +100,23 @@ class _Collector:
 
     def load(self, path: Path, root: Path) -> yamlfile.Marked | None:
         try:
-            return yamlfile.load(path, display=_rel(path, root))
+            doc = yamlfile.load(path, display=_rel(path, root))
         except RecipeError as exc:
             self.problems.extend(exc.problems)
             return None
+        if doc.data is not None and not isinstance(doc.data, dict):
+            kind = "a list" if isinstance(doc.data, list) else f"the value {doc.data!r}"
+            self.add(doc, (), f"the file must be a mapping of field names to values at the top "
+                     f"level (found {kind})")
+            return None
+        return doc
 
 
 def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(root.resolve()))
-    except ValueError:
-        return str(path)
+    """``path`` as the maintainer named it, relative to ``root``. Nothing is resolved: the
+    file may be a symlink loop, and a symlinked file is reported where it sits."""
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    return str(path) if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
 def _explain(err: dict, model: type[BaseModel]) -> str:
@@ -164,15 +172,23 @@ def load_database(root: Path | str = RECIPES) -> Database:
                 if p.id in platforms:
                     out.add(hw_doc, ("platforms", i, "id"), f"duplicate platform id '{p.id}'")
                 platforms[p.id] = p
-    try:
-        catalog = Catalog.load(catalog_dir / "sglang.json", "sglang")
-        router = Catalog.load(catalog_dir / "sglang-router.json", "sglang-router")
-    except (OSError, ValueError, KeyError) as exc:
-        raise RecipeError([Problem(_rel(catalog_dir, base), None, None,
-                                   f"flag catalog unreadable ({exc}); run 'recipes catalog'")]) from None
+    catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base)
+    router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
+    bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
+    if bounds_doc:
+        out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
     shared_text = _load_text(out, catalog_dir, base)
+    # Every model is checked against the shared files; with one of them broken, that check
+    # would only bury the real problem under follow-on errors.
+    if out.problems:
+        raise RecipeError(out.problems)
     models: dict[str, Model] = {}
-    for model_dir in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "catalog"):
+    try:
+        entries = sorted(root.iterdir())
+    except OSError as exc:
+        raise RecipeError([Problem(str(root), None, None,
+                                   f"cannot list the recipes folder: {exc.strerror}")]) from None
+    for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
         model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text)
         if model:
             models[model.id] = model
@@ -183,6 +199,20 @@ def load_database(root: Path | str = RECIPES) -> Database:
         for text in texts:
             READER_PLACEHOLDERS.update(re.findall(r"<[a-z0-9][a-z0-9.-]*>", text))
     return Database(root, platforms, catalog, router, shared_text, models)
+
+
+def _load_catalog(path: Path, source: str, base: Path) -> Catalog:
+    """A flag catalog; it is generated, so any problem means: regenerate it."""
+    name = _rel(path, base)
+    yamlfile.read_text(path, name)  # OS and encoding problems, reported like any file's
+    try:
+        return Catalog.load(path, source)
+    except json.JSONDecodeError as exc:
+        raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
+                                   "run 'recipes catalog'")]) from None
+    except (OSError, KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RecipeError([Problem(name, None, None, f"not a flag catalog ({type(exc).__name__}: "
+                                   f"{exc}); run 'recipes catalog'")]) from None
 
 
 def cached_database(root: str | None = None) -> Database:
@@ -240,7 +270,7 @@ def _load_model(out, model_dir, base, platforms, catalog, router, shared_text) -
     docs = {}
     for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
         path = model_dir / f"{name}.yaml"
-        if name == "benchmarks" and not path.exists():
+        if name == "benchmarks" and not os.path.lexists(path):  # a broken link is reported
             continue
         docs[name] = out.load(path, base)
     if any(d is None for d in docs.values()):
@@ -265,6 +295,54 @@ def _load_model(out, model_dir, base, platforms, catalog, router, shared_text) -
     return model
 
 
+def _flag_problem(name: str, catalog: Catalog) -> str:
+    """Why ``name``, which is not exactly a flag of ``catalog``, cannot be written."""
+    hit = catalog.lookup(name)
+    if hit.kind in ("alias", "negated"):
+        return (f"flag '{name}' is an alias; write '{hit.spec.name}' so every command spells "
+                "it one way")
+    return (f"flag '{name}' is not in the {catalog.package} {catalog.version} catalog "
+            f"({choices_hint(name, catalog.flags)})")
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+class _DryContext:
+    """A condition's context at load: one cell (its platform, role, strategy and flags) is
+    known; the picks, the command's flags and env are not. Without a cell only one fact is
+    known, that the calculator does not apply, so a rule that needs it can be told apart."""
+
+    def __init__(self, cell: Cell | None = None, platform: Platform | None = None,
+                 cell_flags: dict[str, tuple[str, ...]] | None = None):
+        self.cell, self.platform, self._cell_flags = cell, platform, cell_flags
+
+    def value(self, key: str) -> Any:
+        if self.cell is None:
+            return "not_applicable" if key == "calculator" else None
+        if key in ("hw", "role", "strategy"):
+            return getattr(self.cell.match, key)
+        if key.startswith("hw."):
+            return conditions.attr(self.platform, key[3:])
+        if key.startswith("cell."):
+            return conditions.attr(self.cell, key[5:])
+        return None
+
+    def flags(self) -> None:
+        return None
+
+    def cell_flags(self) -> dict[str, tuple[str, ...]] | None:
+        return self._cell_flags
+
+    def env(self) -> None:
+        return None
+
+
 class _Validator:
     """Cross-file checks for one model; every finding points into the file that is wrong."""
 
@@ -279,6 +357,7 @@ class _Validator:
         self._model_file()
         self._axes()
         self._cells()
+        self._option_templates()
         self._rules()
         self._benchmarks()
         m.axis_index = {a.id: a for a in m.axes}
@@ -301,15 +380,8 @@ class _Validator:
 
     def flag_name(self, doc: str, path: tuple, name: str, catalog: Catalog | None = None) -> None:
         catalog = catalog or self.catalog
-        hit = catalog.lookup(name)
-        if hit.kind == "exact":
-            return
-        if hit.kind in ("alias", "negated"):
-            self.out.add(self.docs[doc], path, f"flag '{name}' is an alias; write "
-                         f"'{hit.spec.name}' so every command spells it one way")
-        else:
-            self.out.add(self.docs[doc], path, f"flag '{name}' is not in the {catalog.package} "
-                         f"{catalog.version} catalog ({choices_hint(name, catalog.flags)})")
+        if catalog.lookup(name).kind != "exact":
+            self.out.add(self.docs[doc], path, _flag_problem(name, catalog))
 
     def flag_text(self, doc: str, path: tuple, text: str, *, one: bool = True,
                   catalog: Catalog | None = None) -> list[Flag]:
@@ -355,61 +427,186 @@ class _Validator:
                 return [o.id for o in a.options]
         return None
 
-    def condition(self, doc: str, path: tuple, cond: dict) -> None:
-        if not isinstance(cond, dict):
-            self.out.add(self.docs[doc], path, "a condition is a mapping")
-            return
-        self._condition(doc, path, cond)
+    def condition(self, doc: str, path: tuple, cond: dict) -> bool:
+        """Report every problem of one ``when`` mapping; True when it has none."""
+        found = conditions.check_condition(cond, self.vocabulary)
+        for rel, message in found:
+            self.out.add(self.docs[doc], path + rel, message)
+        return not found
 
-    def _condition(self, doc: str, path: tuple, cond: dict) -> None:
-        known_hw = set(Platform.model_fields)
-        for key, spec in cond.items():
-            p = path + (key,)
-            if key in ("any", "all"):
-                if not isinstance(spec, list):
-                    self.out.add(self.docs[doc], p, f"'{key}' takes a list of conditions")
-                    continue
-                for i, c in enumerate(spec):
-                    self.condition(doc, p + (i,), c)
-            elif key == "not":
-                self.condition(doc, p, spec)
-            elif key in conditions.FLAG_KEYS:
-                names = spec if isinstance(spec, list) else list(spec) if isinstance(spec, dict) else None
-                if names is None:
-                    self.out.add(self.docs[doc], p, f"'{key}' takes a list of names")
-                    continue
-                if not key.startswith("env"):
-                    for n in names:
-                        if self.catalog.lookup(n).kind != "exact" and \
-                                self.router.lookup(n).kind != "exact":
-                            self.flag_name(doc, p, n)
-            elif key.startswith("hw."):
-                if key[3:] not in known_hw:
-                    self.out.add(self.docs[doc], p, f"unknown hardware attribute '{key[3:]}' "
-                                 f"({choices_hint(key[3:], sorted(known_hw))})")
-            elif key.startswith("cell."):
-                if key[5:] not in ("collapse_pp", "nodes", "status"):
-                    self.out.add(self.docs[doc], p, f"unknown cell attribute '{key[5:]}' "
-                                 "(known: collapse_pp, nodes, status)")
-            elif key in ("nodes", "calculator", "program", "router_bootstrap", "server_bootstrap"):
-                pass
-            else:
-                choices = self.axis_options(key)
-                if choices is None:
-                    self.out.add(self.docs[doc], p, f"condition names unknown axis '{key}' "
-                                 f"({choices_hint(key, self.axis_ids() + ['hw.<attribute>', 'nodes'])})")
-                    continue
-                values = spec if isinstance(spec, list) else [spec] if not isinstance(spec, dict) \
-                    else list(spec.get("in", [])) + ([spec["eq"]] if "eq" in spec else [])
-                for v in values:
-                    if str(v) not in choices:
-                        self.out.add(self.docs[doc], p, f"axis '{key}' has no option '{v}' "
-                                     f"({choices_hint(str(v), choices)})")
-            if isinstance(spec, dict) and key not in ("not",) and key not in conditions.FLAG_KEYS:
-                for op in spec:
-                    if op not in conditions.OPS:
-                        self.out.add(self.docs[doc], p, f"unknown test '{op}' "
-                                     f"(known: {', '.join(sorted(conditions.OPS))})")
+    @cached_property
+    def vocabulary(self) -> conditions.Vocabulary:
+        """Every context key a condition may read, with the values it can take: the options
+        of each axis, the values the platform catalog has for each hw attribute, and the
+        fixed keys of the engine."""
+        D = conditions.Domain
+        keys = {a: D(f"axis '{a}'", tuple(self.axis_options(a)), noun="option")
+                for a in self.axis_ids()}
+        platforms = list(self.platforms.values())
+        for name in Platform.model_fields:
+            values = tuple(dict.fromkeys(conditions.attr(p, name) for p in platforms))
+            keys[f"hw.{name}"] = D(f"hw.{name}", values or None, note="a platform without "
+                                   "the attribute reads as ''" if "" in values else "")
+        keys["cell.collapse_pp"] = D("cell.collapse_pp", (True, False))
+        keys["cell.nodes"] = D("cell.nodes", number=True, whole=True, low=1)
+        keys["cell.status"] = D("cell.status", tuple(s.value for s in Status))
+        keys["nodes"] = D("nodes", number=True, whole=True, low=1)
+        keys["calculator"] = D("calculator", ("applicable", "not_applicable"))
+        keys["program"] = D("program", ("server", "router"))
+        for port in ("router_bootstrap", "server_bootstrap"):
+            keys[port] = D(port, number=True, whole=True, low=1, high=65535)
+        return conditions.Vocabulary(keys, self.flag_domain)
+
+    def flag_domain(self, name: str, of_cell: bool) -> conditions.Domain | str:
+        """The values a condition sees for flag ``name`` (its first value; a flag without a
+        value reads as 'true'), or why the name is wrong. Cells hold server flags only."""
+        catalogs = (self.catalog,) if of_cell else (self.catalog, self.router)
+        spec = next((c.flags[name] for c in catalogs if c.lookup(name).kind == "exact"), None)
+        if spec is None:
+            return _flag_problem(name, self.catalog)
+        D, what = conditions.Domain, f"flag '{name}'"
+        if not spec.takes_value:
+            return D(what, ("true",), note="a flag without a value reads as 'true'; test that it "
+                     "is absent with 'lacks'")
+        if spec.choices:
+            return D(what, spec.choices, noun="choice")
+        if spec.late_choices:
+            return D(what, spec.late_choices, noun="choice", fold=True)
+        if spec.type in ("int", "float"):
+            return D(what, number=True, whole=spec.type == "int")
+        return D(what)
+
+    def cells_for(self, when: dict | None) -> list[tuple[Cell, dict[str, tuple[str, ...]]]]:
+        """The cells (with their flags) a rule with this valid ``when`` can fire on; every
+        cell for None."""
+        m = self.m
+        cells = [(c, {f.name: f.values for f in fl}) for c, fl in zip(m.cells, m.cell_flags)
+                 if c.match.hw in self.platforms]
+        if when is None:
+            return cells
+        return [(c, fl) for c, fl in cells if conditions.evaluate_slow(
+            when, _DryContext(c, self.platforms[c.match.hw], fl)) is not False]
+
+    def template_names(self, when: dict | None):
+        """What each ``{name}`` can be worth where a rule with this ``when`` runs: the cells
+        (and so the platforms) it can fire on, and whether the calculator surely applies.
+        ``when`` None: the condition did not validate, so nothing is narrowed or demanded."""
+        m = self.m
+        cells = self.cells_for(when)
+        calculator_applies = when is None or \
+            conditions.evaluate_slow(when, _DryContext()) is False
+        hws = [h for h in m.info.hardware if any(c.match.hw == h for c, _ in cells)]
+        axes = {a.id: a for a in m.axes}
+        ports = m.info.pd.ports
+        Known = conditions.Known
+
+        def names(name: str) -> conditions.Known | str:
+            if name == "nodes":
+                return Known(low=1, whole=True)
+            if name == "ratio":
+                return Known(low=0) if calculator_applies else (
+                    "'{ratio}' has a value only where the calculator applies; add "
+                    "'calculator: applicable' to this rule's when")
+            head, _, rest = name.partition(".")
+            if head == "sel":
+                if rest not in axes:
+                    return f"unknown axis '{rest}' in '{{{name}}}' ({choices_hint(rest, axes)})"
+                return Known(tuple(o.id for o in axes[rest].options))
+            if head == "hw":
+                if rest not in Platform.model_fields:
+                    return (f"unknown hardware attribute '{rest}' in '{{{name}}}' "
+                            f"({choices_hint(rest, list(Platform.model_fields))})")
+                values = {h: conditions.attr(self.platforms[h], rest) for h in hws}
+                missing = [h for h, v in values.items() if v == ""]
+                return Known(tuple(dict.fromkeys(v for v in values.values() if v != "")),
+                             missing=f"on {', '.join(missing)}" if missing else "")
+            if name.startswith("pd.ports."):
+                port = name[len("pd.ports."):]
+                if port not in ports:
+                    return f"unknown port '{port}' in '{{{name}}}' ({choices_hint(port, ports)})"
+                return Known((ports[port],))
+            if head == "cell" and rest.endswith("_size"):
+                flag = "--" + rest.replace("_", "-")
+                spec = self.catalog.flags.get(flag)
+                if spec is None or spec.type != "int":
+                    return (f"'{{{name}}}' reads flag '{flag}' of the cell, which is not an "
+                            f"integer flag of the {self.catalog.package} catalog")
+                if self.cell_problems:  # the cells' own errors say it; no follow-on errors here
+                    return Known(low=1, whole=True)
+                given = [fl.get(flag) for _, fl in cells]  # a cell without the flag reads 1
+                # a value that is no integer is the cell's own error, reported with the cells
+                return Known(tuple(sorted({int(v[0]) if v else 1 for v in given
+                                           if not v or _is_int(v[0])})))
+            return (f"unknown name '{name}' in a template (known: nodes, ratio, sel.<axis>, "
+                    "hw.<attribute>, pd.ports.<name>, cell.<flag>_size)")
+        return names
+
+    def template(self, doc: str, path: tuple, text: str, names) -> conditions.DryFill | None:
+        """Check the ``{expression}``s of a text the engine fills; None when it has none."""
+        if "{" not in text and "}" not in text:
+            return None
+        dry = conditions.dry_fill(text, names)
+        for problem in dry.problems:
+            self.out.add(self.docs[doc], path, problem)
+        return dry
+
+    def flag_template(self, doc: str, path: tuple, text: str, names) -> None:
+        """A flag entry with templates, checked with every value its templates can give."""
+        dry = self.template(doc, path, text, names)
+        if dry is None or dry.problems:
+            return
+        for filled in dry.texts:
+            try:
+                flags = parse_flag_text(filled)
+            except ValueError as exc:
+                self.out.add(self.docs[doc], path, f"'{text}' can give '{filled}', which "
+                             f"cannot be read: {exc}")
+                return
+            for f in flags:
+                spec = self.catalog.lookup(f.name).spec
+                bad = value_problem(spec, f.values) if spec is not None else None
+                if bad:
+                    self.out.add(self.docs[doc], path, f"'{text}' can give '{filled}': {bad}")
+                    return
+
+    def node_template(self, doc: str, path: tuple, text: str, names) -> None:
+        """A transform's node count: one template that gives whole numbers ≥ 1 only."""
+        if not conditions.TEMPLATE.fullmatch(text.strip()):
+            self.out.add(self.docs[doc], path, "'nodes' is a node count written as one "
+                         "{expression}, e.g. '{sel.cluster // hw.gpus_per_node}' "
+                         f"(got '{text}')")
+            return
+        dry = self.template(doc, path, text.strip(), names)
+        if dry is None or dry.problems:
+            return
+        span = dry.spans[0]
+        if span is None or not span.whole or span.low < 1:
+            bad = [t for t in dry.texts if not (_is_int(t) and int(t) >= 1)] or dry.texts
+            self.out.add(self.docs[doc], path, f"'{text}' must give a whole number of nodes "
+                         f"≥ 1, but it can give '{bad[0]}'")
+
+    def env_entry(self, doc: str, path: tuple, entry: str) -> None:
+        name, eq, value = entry.partition("=")
+        if not eq or not conditions.ENV_NAME.match(name):
+            self.out.add(self.docs[doc], path, f"env entry '{entry}' is not NAME=VALUE")
+        elif set("{}") & set(conditions.PLACEHOLDER.sub("", value)):
+            self.out.add(self.docs[doc], path, f"env entry '{entry}' has a brace, but env values "
+                         "are not templates (only {{PLACEHOLDER}}s are filled in)")
+
+    def text_fields(self, doc: str, path: tuple, text_id: str, fields: set[str],
+                    what: str) -> None:
+        """A text that the engine fills with ``fields`` must name no other ``{field}``: it
+        would reach the page as written."""
+        used: dict[str, list[str]] = {}
+        for lang in LANGS:
+            for field_name in conditions.expression_fields(self.m.text[lang].get(text_id, "")):
+                if field_name not in fields:
+                    used.setdefault(field_name, []).append({"en": "English", "ko": "Korean"}[lang])
+        for field_name, langs in used.items():
+            known = ", ".join(f"{{{f}}}" for f in sorted(fields)) or "none"
+            self.out.add(self.docs[doc], path, f"{what} '{text_id}' writes '{{{field_name}}}' in "
+                         f"its {' and '.join(dict.fromkeys(langs))} text, which nothing fills in "
+                         f"(fields it can use: {known})")
 
     # -- files
     def _model_file(self) -> None:
@@ -536,6 +733,23 @@ class _Validator:
                 self.text(d, p + ("pins", name), reason)
             self.m.cell_flags.append(flags)
 
+    def _option_templates(self) -> None:
+        """An option's added flags and hints are filled like a transform's (after the cells,
+        whose flags tell what ``{cell.<flag>_size}`` can be)."""
+        names = self.template_names({})
+        for ai, axis in enumerate(self.m.axes):
+            doc = "overlays" if axis.id in self.m.overlay_ids else "playground"
+            base = ("axes", ai - (0 if doc == "overlays" else len(self.m.overlay_ids)))
+            for oi, opt in enumerate(axis.options):
+                p = base + ("options", oi)
+                for i, f in enumerate(opt.add):
+                    self.flag_template(doc, p + ("add", i), f, names)
+                for i, h in enumerate(opt.hints):
+                    self.text_fields(doc, p + ("hints", i), h, HINT_FIELDS, "hint")
+                for i, e in enumerate(opt.env):
+                    if "=" in e:  # _axes reports the rest
+                        self.env_entry(doc, p + ("env", i), e)
+
     def _rules(self) -> None:
         d, r = "rules", self.m.rules
         for i, g in enumerate(r.gates):
@@ -553,7 +767,16 @@ class _Validator:
         axis_ids = {a.id for a in self.m.axes}
         for i, t in enumerate(r.transforms):
             p = ("transforms", i)
-            self.condition(d, p + ("when",), t.when)
+            when = t.when if self.condition(d, p + ("when",), t.when) else None
+            names = self.template_names(when)
+            if when is not None and not self.cell_problems and not self.cells_for(when):
+                self.out.add(self.docs[d], p + ("when",), f"transform '{t.id}' can fire on no "
+                             "cell of this model: its when is false for every hw, role and "
+                             "strategy")
+            if t.nodes is not None:
+                self.node_template(d, p + ("nodes",), t.nodes, names)
+            for j, e in enumerate(t.env):
+                self.env_entry(d, p + ("env", j), e)
             for axis_id, options in (t.for_ or {}).items():
                 for option in options if isinstance(options, list) else [options]:
                     if axis_id not in axis_ids:
@@ -565,14 +788,18 @@ class _Validator:
                 self.flag_name(d, p + ("strip" if j < len(t.strip) else "insert_after",), name)
             for j, f in enumerate(t.add):
                 self.flag_text(d, p + ("add", j), f)
+                self.flag_template(d, p + ("add", j), f, names)
             for j, h in enumerate(t.hints):
                 self.text(d, p + ("hints", j), h)
+                self.text_fields(d, p + ("hints", j), h, HINT_FIELDS, "hint")
         for i, c in enumerate(r.calculator):
             self.condition(d, ("calculator", i, "when"), c.when)
             self.text(d, ("calculator", i, "reason"), c.reason)
         for i, c in enumerate(r.checks):
             p = ("checks", i)
-            self.condition(d, p + ("when",), c.when)
+            if self.condition(d, p + ("when",), c.when):
+                self.text_fields(d, p + ("message",), c.message,
+                                 conditions.referenced_keys(c.when), "check message")
             self.text(d, p + ("message",), c.message)
             for j, name in enumerate(c.flags):
                 if self.catalog.lookup(name).kind != "exact" and self.router.lookup(name).kind != "exact":

@@ -8,6 +8,7 @@ the Playground composes them from the same rules, and a parity test compares the
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -65,7 +66,8 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
                          "choices": list(spec.choices) if spec.choices else None,
                          "late_choices": list(spec.late_choices) if spec.late_choices else None,
                          "deprecated": spec.deprecated, "default": spec.default,
-                         "action": spec.action}
+                         "action": spec.action,
+                         "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
     env_names: set[str] = set()
     for cell in model.cells:
         env_names |= {e.split("=", 1)[0] for e in cell.env}

@@ -200,7 +200,7 @@ class _State:
         if name.startswith("sel."):
             return self.picks.get(name[4:])
         if name.startswith("hw."):
-            return getattr(self.db.platforms[self.hw], name[3:])
+            return _attr(self.db.platforms[self.hw], name[3:])  # an enum as its id, as in JSON
         if name.startswith("pd.ports."):
             return self.model.info.pd.ports[name[9:]]
         if name == "nodes":
@@ -244,9 +244,10 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
     calc = model.info.calculator
     if avg_len is None:
         avg_len = calc.default_avg_len
-    if avg_len <= 0:
+    if not calc.min_avg_len <= avg_len <= calc.max_avg_len:
         raise SelectionError([Problem("<selection>", None, None,
-                                      f"avg_len must be a positive number of tokens (got {avg_len})")])
+                                      f"avg_len must be from {calc.min_avg_len:,} to "
+                                      f"{calc.max_avg_len:,} tokens (got {avg_len})")])
     st = _State(db, model, cell, {f.name: f.values for f in cell_flags}, hw, role, strategy,
                 {}, avg_len)
     st.toks = [_Tok(f, "cell") for f in cell_flags]
@@ -504,10 +505,11 @@ def _apply_option(st: _State, axis: Axis, option) -> None:
 
 def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nodes) -> None:
     if nodes:
-        st.nodes = int(conditions.eval_expr(nodes.strip("{} "), st.lookup))
+        count = _filled(st, nodes, lambda: conditions.eval_expr(nodes.strip("{} "), st.lookup))
+        st.nodes = int(count)
     new: list[Flag] = []
     for text in add:
-        new.extend(parse_flag_text(conditions.fill(text, st.lookup)))
+        new.extend(parse_flag_text(_filled(st, text, lambda: conditions.fill(text, st.lookup))))
     if insert_after:
         last = max((i for i, t in enumerate(st.toks) if t.flag.name in insert_after), default=None)
         at = len(st.toks) if last is None else last + 1
@@ -519,6 +521,16 @@ def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nod
     for h in hints:
         if all(ref.id != h for ref in st.hints):
             st.hints.append(TextRef.model_construct(id=h, fields={}))
+
+
+def _filled(st: _State, text: str, fill):
+    """Load-time checks prove every template's names and divisors; what they cannot see is
+    whether a ``{sel.<axis>}`` axis is shown for this selection. Say so, not a traceback."""
+    try:
+        return fill()
+    except conditions.ExprError as exc:
+        raise RecipeError([Problem("<selection>", None, None, f"cannot fill '{text}' for "
+                                   f"{st.hw} {st.role} {st.strategy}: {exc}")]) from None
 
 
 def _splice(toks: list[_Tok], strip: set[str], new: list[Flag]) -> list[_Tok]:

@@ -1,22 +1,39 @@
 """Pydantic models of the recipe database files (the shape maintainers write).
 
-Owns field names, types and the per-file structural checks (``extra="forbid"``). References
-between files (a cell naming a hardware id, a text id with no Korean) are checked in
-``database.py``, which has all files at hand. Must not do I/O.
+Owns field names, types, the per-file structural checks (``extra="forbid"``) and every value
+domain: categorical attributes are closed sets, counts, sizes, ports and lengths have bounds,
+ints, floats and bools are strict (no ``"8"`` for 8, no NaN). The request-length bounds are
+exported with the calculator constants, so the CLI and the Playground read the same ones.
+References between files (a cell naming a hardware id, a text id with no Korean) are checked
+in ``database.py``, which has all files at hand. Must not do I/O.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 Condition = dict[str, Any]
 
+# Request lengths (tokens) the calculator accepts: from --avg-len, --set avg_len=, a page's
+# macro call and the Playground's URL hash and input box (via the export).
+AVG_LEN_MIN = 1
+AVG_LEN_MAX = 10_000_000
+MAX_NODES = 1024  # far above any deployment a recipe documents; 10**24 is a typo
+
+Count = Annotated[int, Field(ge=1)]
+Port = Annotated[int, Field(ge=1, le=65535)]
+AvgLen = Annotated[int, Field(ge=AVG_LEN_MIN, le=AVG_LEN_MAX)]
+Measured = Annotated[float, Field(gt=0, allow_inf_nan=False)]  # a benchmark figure
+NonEmpty = Annotated[str, Field(min_length=1)]
+
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: YAML already gives ints, floats and bools their own types, so a quoted "8" or a
+    # float where a count belongs is a mistake, not something to coerce.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Vendor(str, Enum):
@@ -47,21 +64,27 @@ class Source(str, Enum):
 
 # --- recipes/catalog/hardware.yaml
 
+# Closed sets: a rule tests these by value, so a new or misspelt one ("Blackwell") would switch
+# rules off in silence. A new family is added here, with the rules that need it.
+Arch = Literal["blackwell", "hopper", "cdna4", "ascend"]
+Fabric = Literal["nvlink", "mnnvl", "xgmi", "hccs"]
+
+
 class Platform(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    label: str
-    vendor: Vendor
-    arch: str
-    sm: int | None = None
-    gfx: str | None = None
-    hbm_gb: int | None = None
-    devices_per_card: int | None = None
-    gpus_per_node: int = Field(ge=1)
-    fabric: str
+    label: NonEmpty
+    vendor: Vendor = Field(strict=False)  # strict mode would want an Enum object, not its value
+    arch: Arch
+    sm: int | None = Field(default=None, ge=10, le=999)
+    gfx: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]{3,4}$")
+    hbm_gb: int | None = Field(default=None, ge=1, le=4096)
+    devices_per_card: int | None = Field(default=None, ge=1, le=16)
+    gpus_per_node: int = Field(ge=1, le=128)
+    fabric: Fabric
 
 
 class HardwareFile(Strict):
-    platforms: list[Platform]
+    platforms: list[Platform] = Field(min_length=1)
 
 
 # --- recipes/<model>/model.yaml
@@ -69,7 +92,7 @@ class HardwareFile(Strict):
 class Role(Strict):
     id: str
     label: str
-    strategies: list[str]
+    strategies: list[str] = Field(min_length=1)
 
 
 class StrategyDef(Strict):
@@ -95,35 +118,47 @@ class ImageRule(Strict):
 
 class Router(Strict):
     program: str
-    port: int
+    port: Port
     flags: list[str]
 
 
 class PD(Strict):
-    ports: dict[str, int]
-    bootstrap_port: int
+    ports: dict[str, Port]
+    bootstrap_port: Port
     router: Router
 
 
 class CalculatorConsts(Strict):
-    default_avg_len: int = Field(gt=0)
-    common_lengths: list[int]
-    kda_layers: int
-    kda_heads: int
-    head_dim: int
-    conv_kernel: int
-    mla_layers: int
-    mla_kv_width: int
-    draft_kv_bytes: int
+    default_avg_len: AvgLen
+    common_lengths: list[AvgLen] = Field(min_length=1)
+    # Model shape. Each is a divisor or a factor of the ratio, so zero or a negative value
+    # gives a wrong ratio with no error; the upper bounds are far above any real model.
+    kda_layers: int = Field(ge=1, le=1000)
+    kda_heads: int = Field(ge=1, le=1024)
+    head_dim: int = Field(ge=1, le=4096)
+    conv_kernel: int = Field(ge=1, le=64)
+    mla_layers: int = Field(ge=1, le=1000)
+    mla_kv_width: int = Field(ge=1, le=65536)
+    draft_kv_bytes: int = Field(ge=0, le=1_000_000)
+
+    @computed_field  # exported: the Playground's hash reader and input box use these
+    @property
+    def min_avg_len(self) -> int:
+        return AVG_LEN_MIN
+
+    @computed_field
+    @property
+    def max_avg_len(self) -> int:
+        return AVG_LEN_MAX
 
 
 class ModelFile(Strict):
     id: str
     name: str
     summary: str
-    hardware: list[str]
-    roles: list[Role]
-    strategies: list[StrategyDef]
+    hardware: list[str] = Field(min_length=1)
+    roles: list[Role] = Field(min_length=1)
+    strategies: list[StrategyDef] = Field(min_length=1)
     rounds: list[Round] = []
     enumerate: list[str] = []
     model_names: list[NameRule]
@@ -144,8 +179,8 @@ class Match(Strict):
 
 class Cell(Strict):
     match: Match
-    nodes: int = Field(ge=1)
-    status: Status
+    nodes: int = Field(ge=1, le=MAX_NODES)
+    status: Status = Field(strict=False)
     verified_in: str | None = None
     collapse_pp: bool = False
     redirect: str | None = None
@@ -164,7 +199,7 @@ class Cell(Strict):
 
 
 class CellsFile(Strict):
-    cells: list[Cell]
+    cells: list[Cell] = Field(min_length=1)
 
 
 # --- recipes/<model>/overlays.yaml and playground.yaml
@@ -229,7 +264,7 @@ class CalcRule(Strict):
 
 class Check(Strict):
     id: str
-    severity: Severity
+    severity: Severity = Field(strict=False)
     when: Condition
     message: str
     flags: list[str] = []
@@ -266,21 +301,21 @@ class RulesFile(Strict):
 # --- recipes/<model>/benchmarks.yaml
 
 class BenchRow(Strict):
-    isl: int
-    osl: int
-    concurrency: int
-    ttft_ms: float
-    tpot_ms: float
-    tok_s_gpu: float
+    isl: AvgLen
+    osl: AvgLen
+    concurrency: int = Field(ge=1, le=1_000_000)
+    ttft_ms: Measured
+    tpot_ms: Measured
+    tok_s_gpu: Measured
 
 
 class BenchResult(Strict):
     match: dict[str, str]
     round: str
-    rows: list[BenchRow]
+    rows: list[BenchRow] = Field(min_length=1)
 
 
 class BenchmarksFile(Strict):
     command: str
-    num_prompts_by_concurrency: dict[int, int]
-    results: list[BenchResult]
+    num_prompts_by_concurrency: dict[Count, Count]
+    results: list[BenchResult] = Field(min_length=1)

@@ -1,20 +1,30 @@
 """The mkdocs-macros side: macros that render database content into a page's language.
 
-Owns ``define_env`` (registers the macros; the database is loaded once per process), the
-Markdown each macro returns, and the build-time notices for missing and outdated
-translations. Every command a page shows comes from ``resolve`` through ``render``; a macro
-whose command has an error finding fails the build. Must not write into docs/ or recipes/.
+Owns ``define_env`` (the macros; the database is loaded once per process), the Markdown each
+macro returns, how a page's template is rendered (``PageTemplates``: a sandbox that exposes
+only the recipe macros, checks on the page's source first, errors as page:line) and when the
+translation notices are added (after rendering; their text comes from ``macros.i18n``).
+Every command a page shows comes from ``resolve`` through ``render``; a macro whose command
+has an error finding fails the build. Must not write into docs/ or recipes/.
 """
 
 from __future__ import annotations
 
+import functools
 import html
+import os
 import re
+import traceback
 from pathlib import Path
+
+from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from mkdocs.exceptions import PluginError
 
 from . import calculator, render
 from .database import Database, cached_database
-from .errors import RecipeError
+from .errors import Problem, RecipeError, choices_hint
+from .i18n import read_page
 from .resolve import Resolution, resolve
 
 
@@ -327,27 +337,200 @@ def _indent(text: str, by: str = "    ") -> str:
     return "\n".join(by + line if line.strip() else "" for line in text.splitlines())
 
 
+PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells",
+               "benchmarks", "ratio_table", "scaling_table", "text", "playground", "status_badge")
+
+_STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",
+               nodes.Macro: "macro", nodes.CallBlock: "call", nodes.FilterBlock: "filter",
+               nodes.With: "with", nodes.Include: "include", nodes.Import: "import",
+               nodes.FromImport: "from", nodes.Extends: "extends", nodes.Block: "block",
+               nodes.ExprStmt: "do", nodes.ScopedEvalContextModifier: "autoescape"}
+
+
+def _describe(node: nodes.Node) -> str:
+    for cls, tag in _STATEMENTS.items():
+        if isinstance(node, cls):
+            return f"'{{% {tag} %}}'"
+    if isinstance(node, nodes.Call):
+        return _describe(node.node)
+    if isinstance(node, nodes.Getattr):
+        return f"attribute access ('.{node.attr}')"
+    if isinstance(node, nodes.Getitem):
+        return "indexing ('[…]')"
+    if isinstance(node, nodes.Filter):
+        return f"a filter ('|{node.name}')"
+    if isinstance(node, nodes.Test):
+        return f"a test ('is {node.name}')"
+    if isinstance(node, (nodes.BinExpr, nodes.UnaryExpr)):
+        return f"the operator '{node.operator}'"
+    return f"a {type(node).__name__} expression"
+
+
+def _root_name(node: nodes.Node) -> str | None:
+    while isinstance(node, (nodes.Call, nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Test)):
+        node = node.node
+    return node.name if isinstance(node, nodes.Name) else None
+
+
+def _literal(node: nodes.Node) -> bool:
+    if isinstance(node, (nodes.Neg, nodes.Pos)):
+        return isinstance(node.node, nodes.Const) and isinstance(node.node.value, (int, float))
+    return isinstance(node, nodes.Const)
+
+
+def _template_line(exc: BaseException) -> int | None:
+    """The template line an error was raised from (Jinja maps its frames to the source)."""
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == "<template>":
+            line = frame.lineno
+    return line
+
+
+class PageTemplates:
+    """How the pages of one build are rendered: Markdown is a template for a sandbox that
+    knows only the recipe macros and ``recipes_lang``, and may only call those macros with
+    literal arguments (no attribute access, loops, filters or arithmetic: nothing a page could
+    use to reach Python or to hang the build). Errors name the page file and line."""
+
+    def __init__(self, site: Site, root: Path, docs: Path):
+        self.site, self.root, self.docs = site, root, docs
+        self.macros = {name: getattr(site, name) for name in PAGE_MACROS}
+        self.variables = {"recipes_lang": site.lang}
+        self.sandbox = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+        for table in (self.sandbox.globals, self.sandbox.filters, self.sandbox.tests):
+            table.clear()
+        self.sandbox.globals.update(self.macros, **self.variables)
+        self.pending: list[str] = []  # what the page's source breaks, found before it ran
+        self.rendered: str | None = None  # the last page this sandbox rendered
+
+    def page_name(self, page) -> str:
+        path = page.file.abs_src_path or os.path.join(self.docs, page.file.src_uri)
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def _offset(self, page, markdown: str) -> int:
+        """Lines of the source file before ``markdown`` (the front matter MkDocs took off)."""
+        try:
+            source = read_page(Path(page.file.abs_src_path), "")
+        except (RecipeError, TypeError):
+            return 0
+        at = len(source) - len(markdown) if source.endswith(markdown) else source.find(markdown)
+        return source.count("\n", 0, at) if at > 0 else 0
+
+    def check_source(self, page) -> None:
+        """Collect what the page's source file breaks (reported with the render's errors)."""
+        from .i18n import FALLBACK_PAGES, display
+        from .i18n_check import page_problems
+
+        name = self.page_name(page)
+        self.pending, self.rendered = [], None
+        if not page.file.abs_src_path:  # made by a hook, not by a person
+            return
+        try:
+            text = read_page(Path(page.file.abs_src_path), name)
+            en_text = en_name = None
+            en = self.docs.parent / "en" / page.file.src_uri
+            if self.site.lang != "en" and page.file.src_uri not in FALLBACK_PAGES \
+                    and en.is_file():
+                en_name = display(en, self.docs.parent)
+                en_text = read_page(en, en_name)
+            found = page_problems(text, name, en_text, en_name)
+            self.pending = [str(Problem(f.file, f.line, f.col, f.message)) for f in found]
+        except RecipeError as exc:
+            self.pending = [str(p) for p in exc.problems]
+
+    def _refused(self, ast: nodes.Template) -> list[tuple[int, str]]:
+        out: list[tuple[int, str]] = []
+        known_list = sorted(self.macros)
+        known = ", ".join(known_list)
+
+        def walk(node: nodes.Node) -> None:
+            if isinstance(node, (nodes.Template, nodes.Output)):
+                for child in node.iter_child_nodes():
+                    walk(child)
+            elif isinstance(node, (nodes.TemplateData, nodes.Const)):
+                pass
+            elif isinstance(node, nodes.Name) and node.name in self.variables:
+                pass
+            elif _root_name(node) not in (*self.macros, *self.variables, None):
+                name = _root_name(node)
+                hint = choices_hint(name, known_list, len(known_list))
+                out.append((node.lineno, f"'{name}' is undefined (a page may call the recipe "
+                                         f"macros only; {hint})"))
+            elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) \
+                    and node.node.name in self.macros:
+                args = [*node.args, *(k.value for k in node.kwargs)]
+                if node.dyn_args or node.dyn_kwargs or not all(_literal(a) for a in args):
+                    out.append((node.lineno, f"{node.node.name}(): every argument must be a "
+                                             "literal string, number or true/false"))
+            else:
+                out.append((node.lineno, f"{_describe(node)} is not allowed in a page: a page "
+                                         f"may only call the recipe macros ({known}) with "
+                                         "literal arguments"))
+        walk(ast)
+        return out
+
+    def render(self, env, markdown: str, force_rendering: bool = False) -> str:
+        """Replaces mkdocs-macros' own rendering (same signature) for the page and its title."""
+        page = env.page
+        name, offset = self.page_name(page), self._offset(page, markdown)
+        problems, self.pending = self.pending, []
+        self.rendered = page.file.src_uri
+
+        def at(line: int | None, what: str) -> str:
+            return f"{name}:{line + offset}: {what}" if line else f"{name}: {what}"
+
+        try:
+            ast = self.sandbox.parse(markdown)
+        except TemplateSyntaxError as exc:
+            problems.append(at(exc.lineno, exc.message or "template syntax error"))
+            ast = None
+        refused = self._refused(ast) if ast is not None else []
+        problems += [at(line, what) for line, what in refused]
+        rendered = markdown
+        if ast is not None and not refused:
+            try:
+                rendered = self.sandbox.from_string(markdown).render()
+            except (MacroError, RecipeError, TemplateError) as exc:
+                problems.append(at(_template_line(exc), str(exc)))
+            except Exception as exc:  # a bug in a macro: still name the page and line
+                problems.append(at(_template_line(exc), f"{type(exc).__name__}: {exc}"))
+        if problems:
+            raise PluginError("\n".join(dict.fromkeys(problems)))
+        return rendered
+
+
 def define_env(env) -> None:
-    """mkdocs-macros entry point."""
+    """mkdocs-macros entry point: the recipe macros, rendered by our sandbox, not the
+    plugin's own Jinja environment (which would hand pages Python objects)."""
     lang = env.conf["extra"].get("recipes_lang") or env.conf["theme"]["language"]
     site = Site(cached_database(), lang)
-    for name in ("command", "router", "badge", "caveats", "effective", "matrix", "cells",
-                 "benchmarks", "ratio_table", "scaling_table", "text", "playground",
-                 "status_badge"):
-        env.macro(getattr(site, name), name)
-    env.variables["recipes_lang"] = lang
+    root = Path(os.path.abspath(env.conf["config_file_path"])).parent
+    env.recipes_pages = PageTemplates(site, root, Path(os.path.abspath(env.conf["docs_dir"])))
+    # the plugin renders a page (and a title with template code) through this method
+    env.render = functools.partial(env.recipes_pages.render, env)
 
 
 def on_pre_page_macros(env) -> None:
-    """Inject the translation notices (never stored in the translated files)."""
-    from .i18n import notice_for
+    """Check the page's source before its template runs."""
+    env.recipes_pages.check_source(env.page)
 
-    lang = env.conf["extra"].get("recipes_lang") or env.conf["theme"]["language"]
-    if lang == "en":
+
+def on_post_page_macros(env) -> None:
+    """Add the translation notice to the rendered page (never stored in the translated file):
+    after the template ran, so the notice's text can never run as template code."""
+    from .i18n import notice, with_notice
+
+    pages: PageTemplates = env.recipes_pages
+    if pages.rendered != env.page.file.src_uri:  # fail closed if the plugin changed its ways
+        raise PluginError(f"{pages.page_name(env.page)}: mkdocs-macros rendered this page without "
+                          "the recipe sandbox; this mkdocs-macros version is not supported")
+    site = pages.site
+    if site.lang == "en":
         return
-    note = notice_for(env.page, Path(env.conf["docs_dir"]), lang)
-    if note:
-        env.markdown = note + "\n\n" + env.markdown
+    note = notice(env.page.file.src_uri, env.page.url or "", pages.docs.parent, site.lang, site.t)
+    env.markdown = with_notice(env.markdown, note)
 
 
-__all__ = ["Site", "define_env", "on_pre_page_macros", "cell_anchor", "MacroError"]
+__all__ = ["Site", "PageTemplates", "define_env", "on_pre_page_macros", "on_post_page_macros",
+           "cell_anchor", "MacroError"]

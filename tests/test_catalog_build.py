@@ -1,8 +1,9 @@
 """Tests for the flag-catalog extractor and the committed catalog it produced.
 
-Three layers: facts about the committed JSON (checked against the SGLang
-reference notes), the AST extraction on small synthetic sources (offline,
-fast), and one ``network`` test that runs ``--check`` against PyPI.
+Two layers: facts about the committed JSON (checked against the SGLang
+reference notes) and the AST extraction on small synthetic sources (offline,
+fast). The ``network`` check against PyPI, which covers these files and the
+history together, is in test_catalog_history.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from macros import catalog_build as cb
+from macros.catalog_build import command, evaluator, records, wheels
+from macros.catalog_build import router as router_reader
+from macros.catalog_build import sglang as sglang_reader
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "recipes" / "catalog"
 
@@ -48,7 +51,7 @@ def env_by_name(doc: dict) -> dict[str, dict]:
 def test_files_are_deterministic_renderings(sglang, router):
     for name, doc in (("sglang.json", sglang), ("sglang-router.json", router)):
         text = (CATALOG_DIR / name).read_text(encoding="utf-8")
-        assert text == cb.render(doc), f"{name} is not in canonical form"
+        assert text == command.render(doc), f"{name} is not in canonical form"
         names = [f["name"] for f in doc["flags"]]
         assert names == sorted(names)
         assert [e["name"] for e in doc["env"]] == sorted(e["name"] for e in doc["env"])
@@ -70,11 +73,11 @@ def test_counts_match_the_reference(sglang, router):
     # Reference: 531 registrations + --model-type, 560 option strings,
     # 770 env vars, 98 router flags.
     assert 525 <= len(sglang["flags"]) <= 540
-    assert 550 <= cb.option_strings(sglang) <= 570
+    assert 550 <= command.option_strings(sglang) <= 570
     assert 760 <= len(sglang["env"]) <= 780
     assert 95 <= len(router["flags"]) <= 100
     for doc in (sglang, router):
-        cb.index_flags(doc["flags"])  # raises on a duplicated option string
+        records.index_flags(doc["flags"])  # raises on a duplicated option string
 
 
 def test_sglang_choices(sglang):
@@ -256,7 +259,7 @@ def test_router_flags(router):
     assert f["--worker-urls"]["nargs"] == "*"
     assert f["--health-check-interval-secs"]["default"] == 60
     tcp = f["--tool-call-parser"]
-    assert tcp["choices"] == cb.ROUTER_TOOL_CALL_PARSERS
+    assert tcp["choices"] == router_reader.ROUTER_TOOL_CALL_PARSERS["0.3.2"]
     assert tcp["choices_source"] == "reference (Rust, not visible statically)"
     assert "kimi_k2" not in tcp["choices"]
     assert f["--reasoning-parser"]["choices"] is None
@@ -392,6 +395,13 @@ FAKE_SGLANG = {
             return ServeBackendRegistry({"llm": 1, "diffusion": 2})
     """),
     "sglang/srt/speculative/spec_registry.py": '_RESERVED_ALIASES = frozenset({"NEXTN"})\n',
+    "sglang/bench_serving.py": textwrap.dedent("""
+        from argparse import ArgumentParser
+        if __name__ == "__main__":
+            parser = ArgumentParser(description="Benchmark.")
+            parser.add_argument("--num-prompts", type=int, default=1000)
+            args = parser.parse_args()
+    """),
     "sglang/srt/speculative/spec_info.py": textwrap.dedent("""
         from enum import Enum, auto
         class SpeculativeAlgorithm(Enum):
@@ -404,7 +414,7 @@ FAKE_SGLANG = {
 
 @pytest.fixture(scope="module")
 def fake() -> dict:
-    result = cb.extract_sglang(cb.SourceTree(files=FAKE_SGLANG))
+    result = sglang_reader.extract_sglang(wheels.SourceTree(files=FAKE_SGLANG))
     result["by"] = {o: f for f in result["flags"] for o in [f["name"], *f["aliases"]]}
     return result
 
@@ -457,8 +467,8 @@ def test_fake_model_type_and_late_choices(fake):
     assert f["--model-type"]["programs"] == ["sglang serve"]
     # No --speculative-algorithm field in the fake, so nothing is attached.
     assert "--speculative-algorithm" not in f
-    ev = cb.Evaluator(cb.SourceTree(files=FAKE_SGLANG))
-    names, source = cb.late_speculative_choices(ev)
+    ev = evaluator.Evaluator(wheels.SourceTree(files=FAKE_SGLANG))
+    names, source = sglang_reader.late_speculative_choices(ev)
     assert names == ["EAGLE", "NEXTN", "NGRAM"] and "spec_info.py" in source
 
 
@@ -512,7 +522,7 @@ FAKE_ROUTER = {
 
 
 def test_fake_router():
-    result = cb.extract_router(cb.SourceTree(files=FAKE_ROUTER))
+    result = router_reader.extract_router(wheels.SourceTree(files=FAKE_ROUTER))
     f = {x["name"]: x for x in result["flags"]}
     assert set(f) == {
         "--host",
@@ -526,7 +536,7 @@ def test_fake_router():
     assert (f["--prefill"]["nargs"], f["--prefill"]["action"]) == ("+", "append")
     assert (f["--decode"]["nargs"], f["--decode"]["action"]) == (1, "append")
     assert (f["--pool"]["default"], f["--pool"]["default_env"]) == (4, "POOL")
-    assert f["--tool-call-parser"]["choices_source"] == cb.ROUTER_TOOL_CALL_PARSERS_SOURCE
+    assert f["--tool-call-parser"]["choices_source"] == router_reader.ROUTER_TOOL_CALL_PARSERS_SOURCE
     assert result["allow_abbrev"] is False
 
 
@@ -535,8 +545,8 @@ def test_unresolvable_choices_are_an_error():
     files["sglang_router/router_args.py"] = files["sglang_router/router_args.py"].replace(
         "tool-call-parser", "other-parser"
     )
-    with pytest.raises(cb.CatalogError, match="unresolved choices for --other-parser"):
-        cb.extract_router(cb.SourceTree(files=files))
+    with pytest.raises(wheels.CatalogError, match="unresolved choices for --other-parser"):
+        router_reader.extract_router(wheels.SourceTree(files=files))
 
 
 @pytest.mark.parametrize(
@@ -550,7 +560,7 @@ def test_unresolvable_choices_are_an_error():
     ],
 )
 def test_first_sentence(text, expected):
-    assert cb.first_sentence(text) == expected
+    assert records.first_sentence(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -567,7 +577,7 @@ def test_first_sentence(text, expected):
     ],
 )
 def test_deprecation_from_help(text, expected):
-    assert cb.deprecation_from_help(text) == expected
+    assert records.deprecation_from_help(text) == expected
 
 
 def test_summarize_diff_names_changes():
@@ -577,7 +587,7 @@ def test_summarize_diff_names_changes():
         "env": [{"name": "X"}],
     }
     new = {"wheel": "w", "flags": [{"name": "--a", "default": 2}, {"name": "--c"}], "env": []}
-    lines = cb.summarize_diff(old, new, "cat.json")
+    lines = command.summarize_diff(old, new, "cat.json")
     assert "~ --a.default: 1 -> 2" in lines
     assert "- flag --b" in lines and "+ flag --c" in lines and "- env X" in lines
 
@@ -587,42 +597,27 @@ def test_pip_failure_classification():
         'WARNING: Retrying ... NewConnectionError("...: Failed to establish a new connection: '
         '[Errno -3] Temporary failure in name resolution")'
     )
-    assert cb.pip_failure(offline)[0] is True
+    assert wheels.pip_failure(offline)[0] is True
     missing = "ERROR: Could not find a version\nERROR: No matching distribution found for x==9"
-    assert cb.pip_failure(missing) == (False, "ERROR: No matching distribution found for x==9")
+    assert wheels.pip_failure(missing) == (False, "ERROR: No matching distribution found for x==9")
 
 
 @pytest.mark.parametrize("extra, code", [([], 2), (["--allow-offline"], 0)])
 def test_check_offline(monkeypatch, capsys, tmp_path, extra, code):
     def no_network(package, version, wheel_dir, log):
-        raise cb.DownloadError(f"{package}=={version}: Network is unreachable")
+        raise wheels.DownloadError(f"{package}=={version}: Network is unreachable")
 
-    monkeypatch.setattr(cb, "download_wheel", no_network)
-    assert cb.main(["--check", "--wheel-dir", str(tmp_path), *extra]) == code
+    monkeypatch.setattr(command, "download_wheel", no_network)
+    assert command.main(["--check", "--wheel-dir", str(tmp_path), *extra]) == code
     out = capsys.readouterr().out
     assert out.startswith("catalog check skipped: cannot download wheels (")
 
 
 def test_error_is_one_line_not_traceback(monkeypatch, capsys, tmp_path):
     def broken(package, version, wheel_dir, log):
-        raise cb.CatalogError("pip download sglang==0.5.23 failed: ERROR: nope")
+        raise wheels.CatalogError("pip download sglang==0.5.23 failed: ERROR: nope")
 
-    monkeypatch.setattr(cb, "download_wheel", broken)
-    assert cb.main(["--check", "--wheel-dir", str(tmp_path)]) == 2
+    monkeypatch.setattr(command, "download_wheel", broken)
+    assert command.main(["--check", "--wheel-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "catalog: error: pip download" in err
-
-
-# ---------------------------------------------------------------------------
-# (c) Against PyPI
-# ---------------------------------------------------------------------------
-
-
-@pytest.mark.network
-def test_check_against_pypi(capsys, tmp_path):
-    """Download the pinned wheels afresh and confirm the committed catalog matches."""
-    code = cb.main(["--check", "--wheel-dir", str(tmp_path / "wheels")])
-    captured = capsys.readouterr()
-    if code == 2 and "catalog check skipped: cannot download wheels" in captured.out:
-        pytest.skip(f"no network to PyPI: {captured.out.strip()}")
-    assert code == 0, captured.out + captured.err

@@ -18,7 +18,7 @@ def test_the_real_database_loads(db):
 
 
 def test_corpus_is_large_enough():
-    assert len(CORPUS) >= 40
+    assert len(CORPUS) >= 93
     assert len({c["name"] for c in CORPUS}) == len(CORPUS)
 
 

@@ -9,6 +9,7 @@ block, the status, the formatted ratio and the diagnostics must be identical to
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -186,7 +187,17 @@ def _helper_cases() -> dict:
              {"role": {"ne_var": "missing"}},
              {"tp": {"eq": 16}}, {"tp": {"in": [8, 16]}}, {"hw": {"gt": 1}}, {"role": None}]
     evaluate = [{"cond": c, **ctx} for c in conds] + [{"cond": c, **unknown} for c in conds]
-    return {"fmt": fmt, "quote": quote, "parse": parse, "fill": fill, "evaluate": evaluate}
+    numbers = ["8", "0", "-8", "+8", "1_6", " 8 ", "8.0", "NaN", "inf", "-inf", "1e3", "0.5", "1",
+               "1.5", "0", "65536", "128k", "1.5k", "4.35k", "1Mi", "1.5Mi", "2Gi", "1T", "1K",
+               "abc", "", "70000", "65535", "<rank>"]
+    value = [{"flag": f, "values": [v]} for f in ("--tp-size", "--mem-fraction-static",
+                                                   "--context-length", "--port", "--node-rank")
+             for v in numbers]
+    value += [{"flag": "--kv-cache-dtype", "values": v} for v in (["fp8_e4m3"], ["fp9"], [],
+                                                                   ["auto", "fp8_e4m3"])]
+    value += [{"flag": "--enable-metrics", "values": v} for v in ([], ["true"])]
+    return {"fmt": fmt, "quote": quote, "parse": parse, "fill": fill, "evaluate": evaluate,
+            "value": value}
 
 
 def test_helpers_match_python(tmp_path, db):
@@ -197,8 +208,18 @@ def test_helpers_match_python(tmp_path, db):
 
     from macros.flags import READER_PLACEHOLDERS
 
+    from macros.catalog import value_problem
+    from macros.export import export_model
+
     cases = _helper_cases()
     cases["placeholders"] = sorted(READER_PLACEHOLDERS)
+    exported = export_model(db, next(iter(db.models)), "en")["catalog"]["flags"]
+    for case in cases["value"]:  # the spec as the Playground receives it
+        spec = db.catalog.flags[case["flag"]]
+        case["spec"] = exported.get(case["flag"]) or {
+            "takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
+            "choices": list(spec.choices) if spec.choices else None, "late_choices": None,
+            "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
     (tmp_path / "cases.json").write_text(json.dumps(cases), encoding="utf-8")
     subprocess.run([NODE, str(ROOT / "tests" / "js" / "helpers.mjs"), str(tmp_path / "cases.json"),
                     str(tmp_path / "out.json")], check=True, capture_output=True, timeout=60)
@@ -236,6 +257,8 @@ def test_helpers_match_python(tmp_path, db):
         "fill": [safe(lambda c=c: conditions.fill(c["text"], lambda n: c["names"][n]))
                  for c in cases["fill"]],
         "evaluate": [conditions.evaluate(c["cond"], Ctx(c)) for c in cases["evaluate"]],
+        "value": [value_problem(db.catalog.flags[c["flag"]], tuple(c["values"]))
+                  for c in cases["value"]],
     }
     for key, values in want.items():
         assert len(got[key]) == len(values) == len(cases[key]), f"{key}: JS answered " \

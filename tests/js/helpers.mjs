@@ -33,5 +33,6 @@ const out = {
     return c.names[name];
   }))),
   evaluate: cases.evaluate.map((c) => pg.evaluate(c.cond, context(c))),
+  value: cases.value.map((c) => pg.valueProblem(c.flag, c.spec, c.values)),
 };
 writeFileSync(outPath, JSON.stringify(out));

@@ -10,6 +10,7 @@
  *   macros/resolve.py     compose (= resolve(..., strict=False)), effective configuration
  *   macros/check.py       catalog and rule findings for the generated command
  *   macros/render.py      commandText, routerText
+ *   macros/cli.py         wholeNumber (= _avg_len: request lengths in the URL hash and input)
  * Part 2 is a thin DOM layer: controls, output blocks, copy buttons and the URL hash. It builds
  * every node with createElement/textContent and makes no request beyond the page's own JSON.
  */
@@ -854,12 +855,46 @@
   CheckContext.prototype.cellFlags = function () { return this.st.cellFlagMap; };
   CheckContext.prototype.env = function () { return this._env; };
 
-  var HUMAN_INT = /^\d+(\.\d+)?([kKmMgG]i?)?$/;
+  var HUMAN_INT = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$/;
+  var DECIMAL_SHIFT = { k: 3, M: 6, G: 9, T: 12 };
+  var IEC = { Ki: 1024, Mi: 1048576, Gi: 1073741824, Ti: 1099511627776 };
+
+  function numberOf(kind, v) {  // catalog._number: the value as the flag's type reads it, or null
+    if (kind === 'float') return num(v);
+    if (kind === 'human_readable_int') {
+      var m = HUMAN_INT.exec(v.trim());
+      if (m && has(IEC, m[2])) {  // a decimal IEC size ("1.5Mi") is refused, as SGLang does
+        var whole = pyInt(m[1]);
+        return whole === null ? null : whole * IEC[m[2]];
+      }
+      if (m) {  // exact decimal shift, then truncation: int(Decimal(number) * 10**k)
+        var parts = m[1].split('.'), shift = DECIMAL_SHIFT[m[2]];
+        return parseInt(parts[0] + ((parts[1] || '') + '000000000000').slice(0, shift), 10);
+      }
+    }
+    return pyInt(v);
+  }
+
+  function describeBound(b) {  // catalog.Bound.describe
+    if (b.min !== null && b.max !== null) return 'from ' + pyStr(b.min) + ' to ' + pyStr(b.max);
+    return [b.min !== null ? 'at least ' + pyStr(b.min) : null,
+            b.above !== null ? 'above ' + pyStr(b.above) : null,
+            b.max !== null ? 'at most ' + pyStr(b.max) : null].filter(Boolean).join(' and ');
+  }
+
+  function boundProblem(b, n) {  // catalog.Bound.problem
+    if ((b.min !== null && n < b.min) || (b.above !== null && n <= b.above) || (b.max !== null && n > b.max))
+      return 'must be ' + describeBound(b) + ' (' + b.means + ')';
+    return null;
+  }
 
   function typeProblem(kind, v) {
-    if (kind === 'int' && pyInt(v) === null) return "'" + v + "' is not an integer";
-    if (kind === 'float' && num(v) === null) return "'" + v + "' is not a number";
-    if (kind === 'human_readable_int' && !HUMAN_INT.test(v)) return "'" + v + "' is not a size like 65536, 128k or 1Mi";
+    if (kind === 'int' || kind === 'float' || kind === 'human_readable_int') {
+      var n = numberOf(kind, v);
+      if (n === null) return "'" + v + "' " + { int: 'is not an integer', float: 'is not a number',
+        human_readable_int: 'is not a size like 65536, 128k or 1Mi' }[kind];
+      if (!isFinite(n)) return "'" + v + "' is not a finite number";
+    }
     if (kind === 'json') {
       try { JSON.parse(v); } catch (e) { return "'" + v + "' is not valid JSON"; }
     }
@@ -881,6 +916,7 @@
       if (spec.late_choices && !spec.late_choices.some(function (c) { return String(c).toUpperCase() === v.toUpperCase(); }))
         return name + ' ' + v + ": SGLang rejects '" + v + "' at startup (valid: " + spec.late_choices.join(', ') + ')';
       var bad = typeProblem(spec.type, v);
+      if (!bad && spec.bound) bad = boundProblem(spec.bound, numberOf(spec.type, v));
       if (bad) return name + ' ' + v + ': ' + bad;
     }
     return null;
@@ -1014,10 +1050,44 @@
     return out;
   }
 
+  // --- URL hash and request-length input (what a reader or a link may type) ---
+
+  // A selection link is a few hundred characters; reading a longer hash whole only costs time.
+  var HASH_MAX = 8192;
+
+  /** The key=value pairs of a URL hash, read from its first HASH_MAX characters only (a pair
+   *  the cut splits is dropped, so a shortened value is never read as a real one). */
+  function parseHash(raw) {
+    var out = Object.create(null), text = String(raw || '').replace(/^#/, '');
+    if (text.length > HASH_MAX) text = text.slice(0, Math.max(text.lastIndexOf('&', HASH_MAX), 0));
+    text.split('&').forEach(function (pair) {
+      if (!pair) return;
+      var i = pair.indexOf('='), key, value;
+      try {
+        key = decodeURIComponent(i < 0 ? pair : pair.slice(0, i));
+        value = decodeURIComponent(i < 0 ? '' : pair.slice(i + 1));
+      } catch (e) { return; }
+      if (key && value) out[key] = value;
+    });
+    return out;
+  }
+
+  /** A request length as `recipes calc --avg-len` reads one (cli._avg_len): decimal digits
+   *  only, within [lo, hi]; null for anything else ('1e300', '0x10', '-5', '16384abc'). */
+  function wholeNumber(text, lo, hi) {
+    var s = String(text);
+    if (!/^[0-9]+$/.test(s)) return null;
+    s = s.replace(/^0+(?=.)/, '');
+    if (s.length > String(hi).length) return null;
+    var n = Number(s);
+    return n >= lo && n <= hi ? n : null;
+  }
+
   var api = { compose: compose, commandText: commandText, routerText: routerText, text: text,
               diff: diff, fmt: fmt, readInputs: readInputs, ratio: ratio, evaluate: evaluate,
               fill: fill, quote: quote, parseFlagText: parseFlagText,
-              setReaderPlaceholders: setReaderPlaceholders };
+              setReaderPlaceholders: setReaderPlaceholders, parseHash: parseHash,
+              wholeNumber: wholeNumber, valueProblem: valueProblem };
 
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   if (typeof document === 'undefined') return;
@@ -1049,19 +1119,7 @@
 
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
-  function readHash() {
-    var out = {};
-    location.hash.replace(/^#/, '').split('&').forEach(function (pair) {
-      if (!pair) return;
-      var i = pair.indexOf('='), key, value;
-      try {
-        key = decodeURIComponent(i < 0 ? pair : pair.slice(0, i));
-        value = decodeURIComponent(i < 0 ? '' : pair.slice(i + 1));
-      } catch (e) { return; }
-      if (key && value) out[key] = value;
-    });
-    return out;
-  }
+  function readHash() { return parseHash(location.hash); }
 
   function copyText(value, button, label, done) {
     function ok() {
@@ -1182,8 +1240,9 @@
 
     var calc = el('div', { className: 'rp-calc', 'data-testid': 'calculator' });
     calc.appendChild(el('div', { className: 'rp-block__title', text: this.t('ui.calculator') }));
-    var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8);
-    this.avgInput = el('input', { type: 'number', id: inputId, min: '1', step: '1', inputmode: 'numeric',
+    var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8), consts = data.model.calculator;
+    this.avgInput = el('input', { type: 'number', id: inputId, step: '1', inputmode: 'numeric',
+                                  min: String(consts.min_avg_len), max: String(consts.max_avg_len),
                                   value: String(this.avgLen), 'data-testid': 'avg-len', list: inputId + '-list' });
     var options = el('datalist', { id: inputId + '-list' });
     data.model.calculator.common_lengths.forEach(function (n) { options.appendChild(el('option', { value: String(n) })); });
@@ -1199,10 +1258,9 @@
     this.calcBytes = el('p', { className: 'rp-calc__inputs' });
     calc.appendChild(this.calcInputs); calc.appendChild(this.calcBytes);
     this.avgInput.addEventListener('input', function () {
-      var n = Number(self.avgInput.value);
-      var valid = self.avgInput.value !== '' && Number.isInteger(n) && n > 0 && n <= 1e9;
-      self.avgInput.setAttribute('aria-invalid', valid ? 'false' : 'true');
-      if (!valid) return;
+      var n = wholeNumber(self.avgInput.value, consts.min_avg_len, consts.max_avg_len);
+      self.avgInput.setAttribute('aria-invalid', n === null ? 'true' : 'false');
+      if (n === null) return;
       self.avgLen = n;
       self.update(true);
     });
@@ -1245,14 +1303,14 @@
   };
 
   Playground.prototype.load = function (hash) {
-    var self = this, top = {}, explicit = {};
+    var self = this, top = {}, explicit = {}, consts = this.data.model.calculator;
     var axisIds = this.data.axes.map(function (a) { return a.id; });
-    this.avgLen = this.data.model.calculator.default_avg_len;
+    this.avgLen = consts.default_avg_len;
     Object.keys(hash).forEach(function (k) {
       if (AXES_TOP.indexOf(k) >= 0) top[k] = hash[k];
       else if (k === 'avg_len') {
-        var n = Number(hash[k]);
-        if (Number.isInteger(n) && n > 0) self.avgLen = n;
+        var n = wholeNumber(hash[k], consts.min_avg_len, consts.max_avg_len);
+        if (n !== null) self.avgLen = n;
       } else if (axisIds.indexOf(k) >= 0) explicit[k] = hash[k];
     });
     this.top = top;
