@@ -140,9 +140,10 @@ def bench_models(sizes: list[int]) -> list[dict]:
 SELECTIONS = """
 import json, time, sys
 sys.path.insert(0, '.')
+from macros.selection import Selection
 from macros.database import load_database
 from macros.resolve import resolve
-from macros.selections import deployment_selections, split
+from macros.selections import deployment_selections
 t0 = time.perf_counter(); db = load_database(); t1 = time.perf_counter()
 out = {'load_s': t1 - t0}
 for key, large in (('overlays', False), ('all', True)):
@@ -150,7 +151,7 @@ for key, large in (('overlays', False), ('all', True)):
     sels = list(deployment_selections(db, 'kimi-k3', large_scale=large)); t2 = time.perf_counter()
     errors = 0
     for s in sels:
-        res = resolve(db, 'kimi-k3', *split(s))
+        res = resolve(db, Selection.flat(db.model('kimi-k3'), s))
         errors += sum(d.severity.value == 'error' for d in res.diagnostics)
     t3 = time.perf_counter()
     out[key] = {'enumerate_s': t2 - t1, 'resolve_check_s': t3 - t2, 'selections': len(sels),

@@ -5,7 +5,7 @@ ratio = (S + D) × state_bytes / (L × (mla_kv_bytes / DCP + draft_kv_bytes))
 
 S is state slots per request, D draft states per request, L the average request length
 (input + output). Owns the formula and its number formatting; reads only the flags, env and
-role of a command, never the rules or the page.
+PD server kind (prefill, decode or none) of a command, never the rules or the page.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _int(flags: dict, name: str, default: int) -> int:
         return default
 
 
-def read_inputs(flags: dict[str, tuple[str, ...]], env: dict[str, str], role: str | None,
+def read_inputs(flags: dict[str, tuple[str, ...]], env: dict[str, str], pd: str | None,
                 c: CalculatorConsts) -> Inputs:
     tp = _int(flags, "--tp-size", 8)
     attn_dp = _int(flags, "--dp-size", 1) if "--enable-dp-attention" in flags else 1
@@ -55,7 +55,7 @@ def read_inputs(flags: dict[str, tuple[str, ...]], env: dict[str, str], role: st
     dcp = _int(flags, "--dcp-size", 1)
     pp = _int(flags, "--pp-size", 1)
     strategy = (flags.get("--mamba-radix-cache-strategy") or ("extra_buffer",))[0]
-    if role == "decode" or "--disable-radix-cache" in flags:
+    if pd == "decode" or "--disable-radix-cache" in flags:
         slots = 1  # PD decode keeps a chunk cache; no radix cache means one slot per request
     elif strategy == "no_buffer":
         slots = 3
@@ -67,7 +67,7 @@ def read_inputs(flags: dict[str, tuple[str, ...]], env: dict[str, str], role: st
     algo = (flags.get("--speculative-algorithm") or ("",))[0].upper()
     spec = bool(algo)
     drafts = 0
-    if spec and "--enable-linear-replayssm-spec" not in flags and role != "prefill":
+    if spec and "--enable-linear-replayssm-spec" not in flags and pd != "prefill":
         block_flag = "--speculative-dflash-block-size" if algo == "DFLASH" \
             else "--speculative-dspark-block-size"
         drafts = _int(flags, block_flag, 8 if algo == "DFLASH" else 7) + 1
@@ -105,7 +105,7 @@ def fmt(value: float) -> str:
     return text
 
 
-def inputs_of(flags, env: list[str], role: str | None, c: CalculatorConsts) -> Inputs:
+def inputs_of(flags, env: list[str], pd: str | None, c: CalculatorConsts) -> Inputs:
     """The calculator inputs of a composed command (its own ratio flag left out)."""
     return read_inputs({f.name: f.values for f in flags if f.name != "--mamba-full-memory-ratio"},
-                       dict(e.split("=", 1) for e in env), role, c)
+                       dict(e.split("=", 1) for e in env), pd, c)

@@ -505,20 +505,16 @@ def _is_append(spec) -> bool:
 
 
 class _CheckContext:
-    def __init__(self, db: Database, model: Model | None, hw, role, strategy, picks,
+    def __init__(self, db: Database, model: Model | None, match: dict[str, str], picks,
                  flags: dict[str, tuple[str, ...]], env: dict[str, str], cell: Cell | None,
                  program: str, extra: dict[str, Any]):
-        self.db, self.model, self.hw, self.role, self.strategy = db, model, hw, role, strategy
+        self.db, self.model, self.match, self.hw = db, model, match, match.get("hw")
         self.picks, self._flags, self._env, self.cell = picks or {}, flags, env, cell
         self.program, self.extra = program, extra
 
     def value(self, key: str):
-        if key == "hw":
-            return self.hw
-        if key == "role":
-            return self.role
-        if key == "strategy":
-            return self.strategy
+        if key in self.match:
+            return self.match[key]
         if key == "program":
             return self.program
         if key in self.extra:
@@ -537,7 +533,7 @@ class _CheckContext:
     def cell_flags(self):
         if self.cell is None or self.model is None:
             return None
-        i = self.model.cell_index[(self.cell.match.hw, self.cell.match.role, self.cell.match.strategy)]
+        i = self.model.cell_index[self.model.key(self.cell.match)]
         return {f.name: f.values for f in self.model.cell_flags[i]}
 
     def env(self):
@@ -560,11 +556,11 @@ def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Findin
     return out
 
 
-def check_state(db: Database, model: Model, hw, role, strategy, picks, flags, env, cell):
+def check_state(db: Database, model: Model, match, picks, flags, env, cell):
     """Findings for a composed command (called by resolve for every generated command)."""
     from .resolve import Diagnostic, TextRef
 
-    ctx = _CheckContext(db, model, hw, role, strategy, picks, flags, env, cell, "server", {})
+    ctx = _CheckContext(db, model, match, picks, flags, env, cell, "server", {})
     cmd = Command("server", 0, env=list(env.items()),
                   flags=[(n, v) for n, v in flags.items()])
     findings = catalog_findings(cmd, db.catalog, model_env(model)) \
@@ -574,23 +570,50 @@ def check_state(db: Database, model: Model, hw, role, strategy, picks, flags, en
             for f in findings]
 
 
-def _check_context(db: Database, model: Model, hw, role, strategy) -> None:
+def _check_context(db: Database, model: Model, context: dict[str, str]) -> None:
     """A misspelt context would silently switch rules off: refuse it, naming the choices."""
     from .errors import Problem, RecipeError
 
     problems = []
-    roles = {r.id: r for r in model.info.roles}
-    if hw is not None and hw not in model.info.hardware:
-        problems.append(f"hw '{hw}' is not a platform of {model.info.name} "
-                        f"({choices_hint(hw, model.info.hardware)})")
-    if role is not None and role not in roles:
-        problems.append(f"role '{role}' is not known ({choices_hint(role, roles)})")
-    strategies = roles[role].strategies if role in roles else \
-        [s.id for s in model.info.strategies]
-    if strategy is not None and strategy not in strategies:
-        problems.append(f"strategy '{strategy}' is not one of {strategies}")
+    for key, value in context.items():
+        if key in model.dimensions:
+            options = [o for o, _, _ in model.dimension_options[key]]
+        elif key in model.axis_index:
+            options = [o.id for o in model.axis_index[key].options]
+        else:
+            problems.append(f"'{key}' is not a dimension or setting of {model.info.name} "
+                            f"({choices_hint(key, [*model.dimensions, *model.axis_index])})")
+            continue
+        if value not in options:
+            what = "a platform" if key == "hw" else "an option"
+            problems.append(f"{key} '{value}' is not {what} of {model.info.name} "
+                            f"({choices_hint(value, options)})")
     if problems:
         raise RecipeError([Problem("<check context>", None, None, p) for p in problems])
+
+
+def _pd_context(model: Model, mode: str | None, match: dict[str, str]) -> dict[str, str]:
+    """The dimensions a hand-written server command implies by its --disaggregation-mode,
+    read from the model's PD declaration: a prefill (decode) server has the dimension values
+    its declaration names; a command that is no PD server has the one option of each such
+    dimension that no declaration names (a role dimension's "unified", say)."""
+    pd = model.info.pd
+    if pd is None:
+        return match
+    declared = {kind: {k: v for k, v in server.when.items()
+                       if k in model.dimensions and isinstance(v, str)}
+                for kind, server in pd.servers().items()}
+    out = dict(match)
+    if mode in declared:
+        for k, v in declared[mode].items():
+            out.setdefault(k, v)
+        return out
+    for dim in {k for d in declared.values() for k in d}:
+        named = {d[dim] for d in declared.values() if dim in d}
+        rest = [o for o, _, _ in model.dimension_options[dim] if o not in named]
+        if len(rest) == 1:
+            out.setdefault(dim, rest[0])
+    return out
 
 
 def model_env(model: Model | None) -> set[str]:
@@ -598,14 +621,17 @@ def model_env(model: Model | None) -> set[str]:
     return set() if model is None else set(model.info.branch_env)
 
 
-def check_text(db: Database, text: str, *, model_id: str | None = None, hw: str | None = None,
-               role: str | None = None, strategy: str | None = None) -> list[Finding]:
-    """Check every command in ``text`` in the given context; unknown context skips rules that
-    need it."""
+def check_text(db: Database, text: str, *, model_id: str | None = None,
+               **context: str) -> list[Finding]:
+    """Check every command in ``text`` in the given context (cell dimensions and Playground
+    settings by id, e.g. ``hw="b300"``); unknown context skips rules that need it."""
     model = db.model(model_id) if model_id else (next(iter(db.models.values()))
                                                   if len(db.models) == 1 else None)
+    context = {k: v for k, v in context.items() if v is not None}
     if model is not None:
-        _check_context(db, model, hw, role, strategy)
+        _check_context(db, model, context)
+    match = {k: v for k, v in context.items() if model is not None and k in model.dimensions}
+    picks = {k: v for k, v in context.items() if k not in match}
     catalogs = {"server": db.catalog, "router": db.router_catalog}
     raw: list[Finding] = []
     try:
@@ -624,7 +650,7 @@ def check_text(db: Database, text: str, *, model_id: str | None = None, hw: str 
         flags = dict(cmd.flags)
         if cmd.program == "server" and "--disaggregation-bootstrap-port" in flags:
             server_bootstrap = flags["--disaggregation-bootstrap-port"][0]
-    if server_bootstrap is None and model is not None:
+    if server_bootstrap is None and model is not None and model.info.pd:
         server_bootstrap = str(model.info.pd.bootstrap_port)
     out: list[Finding] = raw
     for cmd in commands:
@@ -638,18 +664,19 @@ def check_text(db: Database, text: str, *, model_id: str | None = None, hw: str 
         if cmd.model is not None and "--model-path" not in flags:
             flags["--model-path"] = (cmd.model,)
         env = dict(cmd.env)
-        cmd_role = role
-        if cmd_role is None and cmd.program == "server":
-            mode = flags.get("--disaggregation-mode", ("null",))[0]
-            cmd_role = {"prefill": "prefill", "decode": "decode"}.get(mode, "unified")
         extra: dict[str, Any] = {"server_bootstrap": server_bootstrap}
         if cmd.program == "router":
             prefill = flags.get("--prefill", ())
             extra["router_bootstrap"] = prefill[1] if len(prefill) > 1 else None
         if model is not None:
-            cell = model.cell(hw, cmd_role, strategy) if hw and cmd_role and strategy else None
-            ctx = _CheckContext(db, model, hw, cmd_role, strategy, {}, flags, env, cell,
-                                cmd.program, extra)
+            cmd_match = match
+            if cmd.program == "server":
+                mode = flags.get("--disaggregation-mode", (None,))[0]
+                cmd_match = _pd_context(model, mode, match)
+            cell = model.cell(cmd_match) if all(d in cmd_match for d in model.dimensions) \
+                else None
+            ctx = _CheckContext(db, model, cmd_match, picks, flags, env, cell, cmd.program,
+                                extra)
             found += rule_findings(db, model, ctx)
         for f in found:
             lines = [cmd.flag_lines[n] for n in f.flags if n in cmd.flag_lines]

@@ -69,7 +69,7 @@ def _resolution_json(db, model, res, lang: str) -> dict:
     from . import render
 
     return {
-        "model": res.model, "hw": res.hw, "role": res.role, "strategy": res.strategy,
+        "model": res.model, "hw": res.hw, "match": res.match, "pd": res.pd,
         "status": res.status,
         "status_label": render.status_label(db, res.status, lang),
         "verified_in": res.verified_in,
@@ -101,14 +101,26 @@ def _resolution_json(db, model, res, lang: str) -> dict:
     }
 
 
+def _selection(args, model):
+    """``--set`` pairs and the ``--hw/--role/--strategy`` shortcuts as one selection."""
+    from .selection import Selection
+
+    picks, avg_len = _picks(args.set, model.info.calculator)
+    shortcuts = {k: v for k in ("hw", "role", "strategy") if (v := getattr(args, k)) is not None}
+    for key, value in shortcuts.items():
+        if picks.get(key, value) != value:
+            raise RecipeError([Problem("<command line>", None, None, f"--{key} {value} and "
+                                       f"--set {key}={picks[key]} disagree")])
+    return Selection.flat(model, {**shortcuts, **picks}, avg_len)
+
+
 def cmd_command(args) -> int:
     from . import render
     from .resolve import resolve
 
     db = _db(args)
     model = db.model(args.model)
-    picks, avg_len = _picks(args.set, model.info.calculator)
-    res = resolve(db, args.model, args.hw, args.role, args.strategy, picks, avg_len)
+    res = resolve(db, _selection(args, model))
     if args.format == "json":
         print(json.dumps(_resolution_json(db, model, res, args.lang), ensure_ascii=False, indent=2))
     else:
@@ -156,10 +168,15 @@ def cmd_check(args) -> int:
     if not sources:
         raise RecipeError([Problem("<command line>", None, None,
                                    "give a command after '--', or --file PATH (or - for stdin)")])
+    context = {k: v for k in ("hw", "role", "strategy") if (v := getattr(args, k)) is not None}
+    if any(pair.partition("=")[0] == "avg_len" for pair in args.set or []):
+        raise RecipeError([Problem("<command line>", None, None, "avg_len does not change what "
+                                   "a command must look like; check takes dimensions and "
+                                   "settings only")])
+    context.update(_picks(args.set, None)[0])
     out = []
     for name, text in sources:
-        for f in check_text(db, text, model_id=args.model, hw=args.hw, role=args.role,
-                            strategy=args.strategy):
+        for f in check_text(db, text, model_id=args.model, **context):
             out.append((name, f))
     errors = sum(1 for _, f in out if f.severity.value == "error")
     if args.format == "json":
@@ -183,9 +200,9 @@ def cmd_calc(args) -> int:
     db = _db(args)
     model = db.model(args.model)
     consts = model.info.calculator
-    picks, avg_len = _picks(args.set, consts)
+    sel = _selection(args, model)
     table = [_avg_len(text, consts, "--avg-len") for text in args.avg_len or []]
-    res = resolve(db, args.model, args.hw, args.role, args.strategy, picks, avg_len)
+    res = resolve(db, sel)
     if res.calculator is not None:
         reason = db.t(args.lang, res.calculator.id, model)
         if args.format == "json":
@@ -193,7 +210,7 @@ def cmd_calc(args) -> int:
         else:
             print(reason)
         return EXIT_OK
-    inputs = calculator.inputs_of(res.flags, res.env, res.role, consts)
+    inputs = calculator.inputs_of(res.flags, res.env, res.pd, consts)
     lengths = table or [res.avg_len]
     rows = []
     for length in lengths:
@@ -326,26 +343,28 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("validate", help="load and validate the whole database")
     s.set_defaults(func=cmd_validate)
 
-    def selection(s, model_required=True):
-        if model_required:
-            s.add_argument("model", help="model id, e.g. kimi-k3")
-        s.add_argument("--hw", required=model_required, help="hardware id, e.g. b300")
-        s.add_argument("--role", required=model_required, help="unified, prefill or decode")
-        s.add_argument("--strategy", required=model_required, help="e.g. balanced")
+    def selection(s):
+        s.add_argument("model", help="model id, e.g. kimi-k3")
+        s.add_argument("--hw", help="hardware id, e.g. b300 (same as --set hw=…)")
+        s.add_argument("--role", help="shortcut for --set role=… (models with a role dimension)")
+        s.add_argument("--strategy", help="shortcut for --set strategy=…")
+        s.add_argument("--set", action="append", metavar="ID=VALUE",
+                       help="any cell dimension or Playground setting of the model, e.g. "
+                       "role=unified, spec=none, hicache=l3, avg_len=16384; repeat for each")
 
     s = sub.add_parser("command", help="print the command for a selection")
     selection(s)
-    s.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="overlay or playground pick, e.g. spec=none, hicache=l3, avg_len=16384")
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.set_defaults(func=cmd_command)
 
     s = sub.add_parser("check", help="check commands against the catalog and the rules")
     s.add_argument("--model", help="model id whose rules apply (default: the only model)")
-    s.add_argument("--hw")
-    s.add_argument("--role")
-    s.add_argument("--strategy")
+    s.add_argument("--hw", help="hardware id (same as --set hw=…)")
+    s.add_argument("--role", help="shortcut for --set role=…")
+    s.add_argument("--strategy", help="shortcut for --set strategy=…")
+    s.add_argument("--set", action="append", metavar="ID=VALUE",
+                   help="a cell dimension or Playground setting the command is meant for")
     s.add_argument("--file", help="file of commands to check, or - for stdin")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.add_argument("words", nargs=argparse.REMAINDER, help="-- COMMAND (words or one string)")
@@ -353,7 +372,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("calc", help="mamba ratio for a selection and request lengths")
     selection(s)
-    s.add_argument("--set", action="append", metavar="KEY=VALUE")
     s.add_argument("--avg-len", action="append", metavar="TOKENS",
                    help="average request length (input + output); repeat for a table")
     s.add_argument("--lang", choices=["en", "ko"], default="en")

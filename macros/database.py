@@ -30,6 +30,8 @@ RECIPES = ROOT / "recipes"
 _TEXT_ID = re.compile(r"^[a-z0-9_.-]+$")
 _FIELD = re.compile(r"\{([a-z_]+)\}")
 HINT_FIELDS = {"nodes", "last_rank"}  # what resolve fills into every hint
+# Context keys the engine itself answers; a dimension or an axis cannot take their names.
+RESERVED_KEYS = {"calculator", "program", "router_bootstrap", "server_bootstrap", "pd"}
 
 
 @dataclass
@@ -44,13 +46,30 @@ class Model:
     rules: RulesFile
     benchmarks: BenchmarksFile | None
     text: dict[str, dict[str, str]]
-    cell_index: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    cell_index: dict[tuple[str, ...], int] = field(default_factory=dict)
     axis_index: dict[str, Axis] = field(default_factory=dict)
     # Indexes and memo tables the engine builds from this (immutable) model; see resolve.py.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def cell(self, hw: str, role: str, strategy: str) -> Cell | None:
-        i = self.cell_index.get((hw, role, strategy))
+    @cached_property
+    def dimensions(self) -> tuple[str, ...]:
+        """The ordered keys of a cell: the hardware, then the dimensions model.yaml declares."""
+        return ("hw",) + tuple(d.id for d in self.info.dimensions)
+
+    @cached_property
+    def dimension_options(self) -> dict[str, list[tuple[str, str, dict]]]:
+        """Each dimension's options as (id, label text id, where it is offered)."""
+        out: dict[str, list[tuple[str, str, dict]]] = {
+            "hw": [(h, "", {}) for h in self.info.hardware]}
+        for d in self.info.dimensions:
+            out[d.id] = [(o.id, o.label, o.when) for o in d.options]
+        return out
+
+    def key(self, match: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(str(match.get(d)) for d in self.dimensions)
+
+    def cell(self, match: dict[str, Any]) -> Cell | None:
+        i = self.cell_index.get(self.key(match))
         return None if i is None else self.cells[i]
 
 
@@ -195,7 +214,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
     if out.problems:
         raise RecipeError(out.problems)
     for model in models.values():  # placeholders the reader fills in print unquoted
-        texts = list(model.info.placeholders.values()) + list(model.info.pd.router.flags)
+        texts = list(model.info.placeholders.values()) + \
+            (list(model.info.pd.router.flags) if model.info.pd else [])
         for text in texts:
             READER_PLACEHOLDERS.update(re.findall(r"<[a-z0-9][a-z0-9.-]*>", text))
     return Database(root, platforms, catalog, router, shared_text, models)
@@ -325,8 +345,8 @@ class _DryContext:
     def value(self, key: str) -> Any:
         if self.cell is None:
             return "not_applicable" if key == "calculator" else None
-        if key in ("hw", "role", "strategy"):
-            return getattr(self.cell.match, key)
+        if key in self.cell.match:
+            return self.cell.match[key]
         if key.startswith("hw."):
             return conditions.attr(self.platform, key[3:])
         if key.startswith("cell."):
@@ -413,15 +433,12 @@ class _Validator:
                          f"({choices_hint(str(option), choices)})")
 
     def axis_ids(self) -> list[str]:
-        return ["hw", "role", "strategy"] + [a.id for a in self.m.axes]
+        return list(self.m.dimensions) + [a.id for a in self.m.axes]
 
     def axis_options(self, axis_id: str) -> list[str] | None:
-        if axis_id == "hw":
-            return list(self.m.info.hardware)
-        if axis_id == "role":
-            return [r.id for r in self.m.info.roles]
-        if axis_id == "strategy":
-            return [s.id for s in self.m.info.strategies]
+        options = self.m.dimension_options.get(axis_id)
+        if options is not None:
+            return [o for o, _, _ in options]
         for a in self.m.axes:
             if a.id == axis_id:
                 return [o.id for o in a.options]
@@ -481,11 +498,11 @@ class _Validator:
         cell for None."""
         m = self.m
         cells = [(c, {f.name: f.values for f in fl}) for c, fl in zip(m.cells, m.cell_flags)
-                 if c.match.hw in self.platforms]
+                 if c.match["hw"] in self.platforms]
         if when is None:
             return cells
         return [(c, fl) for c, fl in cells if conditions.evaluate_slow(
-            when, _DryContext(c, self.platforms[c.match.hw], fl)) is not False]
+            when, _DryContext(c, self.platforms[c.match["hw"]], fl)) is not False]
 
     def template_names(self, when: dict | None):
         """What each ``{name}`` can be worth where a rule with this ``when`` runs: the cells
@@ -495,9 +512,9 @@ class _Validator:
         cells = self.cells_for(when)
         calculator_applies = when is None or \
             conditions.evaluate_slow(when, _DryContext()) is False
-        hws = [h for h in m.info.hardware if any(c.match.hw == h for c, _ in cells)]
+        hws = [h for h in m.info.hardware if any(c.match["hw"] == h for c, _ in cells)]
         axes = {a.id: a for a in m.axes}
-        ports = m.info.pd.ports
+        ports = m.info.pd.ports if m.info.pd else {}
         Known = conditions.Known
 
         def names(name: str) -> conditions.Known | str:
@@ -615,15 +632,37 @@ class _Validator:
             if self.platforms and hw not in self.platforms:
                 self.out.add(self.docs[d], ("hardware", i), f"hw '{hw}' is not a known platform "
                              f"({choices_hint(hw, self.platforms)})")
-        strategy_ids = [s.id for s in info.strategies]
-        for i, role in enumerate(info.roles):
-            self.text(d, ("roles", i, "label"), role.label)
-            for j, s in enumerate(role.strategies):
-                if s not in strategy_ids:
-                    self.out.add(self.docs[d], ("roles", i, "strategies", j),
-                                 f"strategy '{s}' is not declared ({choices_hint(s, strategy_ids)})")
-        for i, s in enumerate(info.strategies):
-            self.text(d, ("strategies", i, "label"), s.label)
+        seen: set[str] = set()
+        for i, dim in enumerate(info.dimensions):
+            p = ("dimensions", i)
+            if dim.id in seen or dim.id == "hw" or dim.id in RESERVED_KEYS:
+                why = "the hardware is always the first dimension" if dim.id == "hw" else \
+                    "a context key of the engine" if dim.id in RESERVED_KEYS else "declared twice"
+                self.out.add(self.docs[d], p + ("id",), f"dimension id '{dim.id}' cannot be used "
+                             f"({why})")
+            seen.add(dim.id)
+            self.text(d, p + ("label",), dim.label)
+            ids: set[str] = set()
+            for j, opt in enumerate(dim.options):
+                if opt.id in ids:
+                    self.out.add(self.docs[d], p + ("options", j, "id"), f"duplicate option "
+                                 f"'{opt.id}' in dimension '{dim.id}'")
+                ids.add(opt.id)
+                self.text(d, p + ("options", j, "label"), opt.label)
+                earlier = [x.id for x in info.dimensions[:i]]
+                if self.condition(d, p + ("options", j, "when"), opt.when):
+                    late = sorted(conditions.referenced_keys(opt.when)
+                                  - {"hw", *earlier} - {k for k in conditions.referenced_keys(
+                                      opt.when) if k.startswith("hw.")})
+                    if late:
+                        self.out.add(self.docs[d], p + ("options", j, "when"), f"an option's "
+                                     f"'when' may read only the hardware and earlier dimensions "
+                                     f"(hw, {', '.join(earlier) or 'none yet'}), not "
+                                     f"{', '.join(late)}")
+        if info.pd:
+            for role, server in info.pd.servers().items():
+                self.condition(d, ("pd", role, "when"), server.when)
+                self.text(d, ("pd", role, "label"), server.label)
         for i, r in enumerate(info.rounds):
             for j, n in enumerate(r.notes):
                 self.text(d, ("rounds", i, "notes", j), n)
@@ -637,7 +676,7 @@ class _Validator:
             self.condition(d, ("model_names", i, "when"), rule.when)
         for i, rule in enumerate(info.docker_images):
             self.condition(d, ("docker_images", i, "when"), rule.when)
-        for i, f in enumerate(info.pd.router.flags):
+        for i, f in enumerate(info.pd.router.flags if info.pd else []):
             self.flag_text(d, ("pd", "router", "flags", i), f, one=False, catalog=self.router)
 
     def _axes(self) -> None:
@@ -645,7 +684,7 @@ class _Validator:
         for ai, axis in enumerate(self.m.axes):
             doc = "overlays" if axis.id in self.m.overlay_ids else "playground"
             base = ("axes", ai - (0 if doc == "overlays" else len(self.m.overlay_ids)))
-            if axis.id in seen or axis.id in ("hw", "role", "strategy"):
+            if axis.id in seen or axis.id in self.m.dimensions:
                 self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}'")
             seen[axis.id] = ai
             self.text(doc, base + ("label",), axis.label)
@@ -680,36 +719,63 @@ class _Validator:
                     if "=" not in e:
                         self.out.add(self.docs[doc], p + ("env", i), f"env entry '{e}' is not NAME=VALUE")
 
+    def _match(self, p: tuple, cell: Cell) -> bool:
+        """A cell's match names the hardware and one offered option of every dimension."""
+        m, d = self.m, "cells"
+        ok = True
+        for key in cell.match:
+            if key not in m.dimensions:
+                self.out.add(self.docs[d], p + ("match", key), f"'{key}' is not a dimension of "
+                             f"this model (dimensions: {', '.join(m.dimensions)})")
+                ok = False
+        for dim in m.dimensions:
+            value = cell.match.get(dim)
+            if value is None:
+                self.out.add(self.docs[d], p + ("match",), f"the match gives no '{dim}' "
+                             f"(dimensions: {', '.join(m.dimensions)})")
+                ok = False
+                continue
+            options = m.dimension_options[dim]
+            ids = [o for o, _, _ in options]
+            if dim == "hw" and value not in ids:
+                self.out.add(self.docs[d], p + ("match", dim), f"hw '{value}' is not a platform "
+                             f"of this model ({choices_hint(value, ids)})")
+                ok = False
+            elif value not in ids:
+                self.out.add(self.docs[d], p + ("match", dim), f"{dim} '{value}' is not known "
+                             f"({choices_hint(value, ids)})")
+                ok = False
+            elif ok:
+                ctx = _DryContext(cell, self.platforms.get(cell.match["hw"]))
+                offered = [o for o, _, when in options
+                           if conditions.evaluate_slow(when, ctx) is not False]
+                if value not in offered:
+                    earlier = ", ".join(f"{k} '{cell.match[k]}'"
+                                        for k in m.dimensions[:m.dimensions.index(dim)])
+                    self.out.add(self.docs[d], p + ("match", dim), f"{dim} '{value}' is not "
+                                 f"offered with {earlier} ({choices_hint(value, offered)})")
+                    ok = False
+        return ok
+
     def _cells(self) -> None:
         before = len(self.out.problems)
         self._cells_inner()
         self.cell_problems = len(self.out.problems) - before
 
     def _cells_inner(self) -> None:
-        info, d = self.m.info, "cells"
-        roles = {r.id: r for r in info.roles}
+        info, d, m = self.m.info, "cells", self.m
         rounds = [r.id for r in info.rounds]
         for i, cell in enumerate(self.m.cells):
             p = ("cells", i)
-            mt = cell.match
-            if mt.hw not in info.hardware:
-                self.out.add(self.docs[d], p + ("match", "hw"), f"hw '{mt.hw}' is not a platform "
-                             f"of this model ({choices_hint(mt.hw, info.hardware)})")
-            if mt.role not in roles:
-                self.out.add(self.docs[d], p + ("match", "role"), f"role '{mt.role}' is not "
-                             f"known ({choices_hint(mt.role, roles)})")
-            elif mt.strategy not in roles[mt.role].strategies:
-                self.out.add(self.docs[d], p + ("match", "strategy"), f"strategy "
-                             f"'{mt.strategy}' is not one of role '{mt.role}' "
-                             f"({choices_hint(mt.strategy, roles[mt.role].strategies)})")
-            key = (mt.hw, mt.role, mt.strategy)
-            if key in self.m.cell_index:
-                first = self.m.cell_index[key]
-                line = self.docs[d].where(("cells", first))[0]
-                self.out.add(self.docs[d], p + ("match",), f"duplicate cell {'/'.join(key)} "
-                             f"(first defined at line {line})")
-            else:
-                self.m.cell_index[key] = i
+            if self._match(p, cell):
+                key = m.key(cell.match)
+                if key in m.cell_index:
+                    first = m.cell_index[key]
+                    line = self.docs[d].where(("cells", first))[0]
+                    self.out.add(self.docs[d], p + ("match",), f"duplicate cell {'/'.join(key)} "
+                                 f"(first defined at line {line})")
+                else:
+                    m.cell_index[key] = i
             if cell.status.value == "verified" and not cell.verified_in:
                 self.out.add(self.docs[d], p + ("status",), "a verified cell names the round "
                              f"that verified it in 'verified_in' (known: {', '.join(rounds)})")
@@ -771,8 +837,7 @@ class _Validator:
             names = self.template_names(when)
             if when is not None and not self.cell_problems and not self.cells_for(when):
                 self.out.add(self.docs[d], p + ("when",), f"transform '{t.id}' can fire on no "
-                             "cell of this model: its when is false for every hw, role and "
-                             "strategy")
+                             "cell of this model: its when is false for every cell")
             if t.nodes is not None:
                 self.node_template(d, p + ("nodes",), t.nodes, names)
             for j, e in enumerate(t.env):
@@ -832,7 +897,6 @@ class _Validator:
                              f"'{res.round}' ({choices_hint(res.round, rounds)})")
             for key, value in res.match.items():
                 self.option_of("benchmarks", p + ("match", key), key, value)
-            mt = res.match
-            if (mt.get("hw"), mt.get("role"), mt.get("strategy")) not in self.m.cell_index:
+            if self.m.cell(res.match) is None:
                 self.out.add(self.docs["benchmarks"], p + ("match",), "no cell matches "
-                             f"{mt.get('hw')}/{mt.get('role')}/{mt.get('strategy')}")
+                             f"{'/'.join(self.m.key(res.match))}")

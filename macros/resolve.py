@@ -21,6 +21,7 @@ from .database import Database, Model
 from .errors import Problem, RecipeError, choices_hint
 from .flags import Flag, env_name, parse_flag_text
 from .schema import Axis, Cell, Severity, Source
+from .selection import Selection
 
 
 class Frozen(BaseModel):
@@ -73,8 +74,8 @@ class Caveat(Frozen):
 class Resolution(Frozen):
     model: str
     hw: str
-    role: str
-    strategy: str
+    match: dict[str, str]  # the cell: the hardware and one option per dimension
+    pd: str | None  # "prefill" or "decode" for a PD server, else None
     status: str
     verified_in: str | None
     nodes: int
@@ -121,9 +122,7 @@ class _State:
     model: Model
     cell: Cell
     cell_flag_map: dict[str, tuple[str, ...]]
-    hw: str
-    role: str
-    strategy: str
+    match: dict[str, str]
     picks: dict[str, str | None]
     avg_len: int
     toks: list[_Tok] = field(default_factory=list)
@@ -133,15 +132,24 @@ class _State:
     not_applicable: list[str] = field(default_factory=list)
     _flag_cache: Any = None
     _ratio_cache: Any = None
+    _pd: Any = ()
+
+    @property
+    def hw(self) -> str:
+        return self.match["hw"]
+
+    @property
+    def pd(self) -> str | None:
+        """Which PD server this selection is, by the model's declaration (read once the axes
+        are picked: a declaration may name a Playground setting)."""
+        if self._pd == ():
+            self._pd = pd_server(self.model, self)
+        return self._pd
 
     # -- conditions.Context
     def value(self, key: str) -> Any:
-        if key == "hw":
-            return self.hw
-        if key == "role":
-            return self.role
-        if key == "strategy":
-            return self.strategy
+        if key in self.match:
+            return self.match[key]
         if key.startswith("hw."):
             return _attr(self.db.platforms[self.hw], key[3:])
         if key.startswith("cell."):
@@ -186,7 +194,7 @@ class _State:
         value = None
         if self.calc_reason() is None:
             c = self.model.info.calculator
-            inputs = calculator.read_inputs(self.flags(), dict(self.env_items), self.role, c)
+            inputs = calculator.read_inputs(self.flags(), dict(self.env_items), self.pd, c)
             value = calculator.ratio(inputs, self.avg_len, c)
         self._ratio_cache = (self.toks, self.env_items, value)
         return value
@@ -201,7 +209,7 @@ class _State:
             return self.picks.get(name[4:])
         if name.startswith("hw."):
             return _attr(self.db.platforms[self.hw], name[3:])  # an enum as its id, as in JSON
-        if name.startswith("pd.ports."):
+        if name.startswith("pd.ports.") and self.model.info.pd:
             return self.model.info.pd.ports[name[9:]]
         if name == "nodes":
             return self.nodes
@@ -211,12 +219,18 @@ class _State:
         raise conditions.ExprError(f"unknown name '{name}'")
 
 
-def resolve(db: Database, model_id: str, hw: str | None, role: str | None,
-            strategy: str | None, picks: dict[str, str] | None = None,
-            avg_len: int | None = None, *, strict: bool = True) -> Resolution:
+def pd_server(model: Model, ctx) -> str | None:
+    """"prefill" or "decode" when the model declares PD and ``ctx`` is such a server."""
+    if model.info.pd is None:
+        return None
+    return next((kind for kind, server in model.info.pd.servers().items()
+                 if conditions.evaluate(server.when, ctx) is True), None)
+
+
+def resolve(db: Database, sel: Selection, *, strict: bool = True) -> Resolution:
     """Compose the command for a selection. ``strict`` raises SelectionError on anything
     impossible; otherwise the selection snaps to the nearest valid one (the Playground's way)."""
-    st, axis_states = _select(db, model_id, hw, role, strategy, picks, avg_len, strict)
+    st, axis_states = _select(db, sel, strict)
     model = st.model
     for axis in model.axes:
         value = st.picks[axis.id]
@@ -228,19 +242,24 @@ def resolve(db: Database, model_id: str, hw: str | None, role: str | None,
     return _finish(st, axis_states)
 
 
-def axis_states(db: Database, model_id: str, hw: str, role: str, strategy: str,
-                picks: dict[str, str] | None = None) -> list[AxisState]:
+def axis_states(db: Database, sel: Selection) -> list[AxisState]:
     """Only the selection step of ``resolve`` (snapping, never raising): what each axis
     offers for this selection. Cheaper than a full resolve when no command is needed."""
-    return _select(db, model_id, hw, role, strategy, picks, None, False)[1]
+    return _select(db, Selection(sel.model, sel.match, sel.picks), False)[1]
 
 
-def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
-    model = db.model(model_id)
-    picks = dict(picks or {})
-    hw, role, strategy = _pick_cell(db, model, hw, role, strategy, picks, strict)
-    cell = model.cell(hw, role, strategy)
-    cell_flags = model.cell_flags[model.cell_index[(hw, role, strategy)]]
+def _where(match: dict[str, str]) -> str:
+    return " ".join(match.values())
+
+
+def _select(db, sel: Selection, strict):
+    model = db.model(sel.model)
+    picks = dict(sel.picks)
+    avg_len = sel.avg_len
+    match = _pick_cell(db, model, sel.match, strict)
+    index = model.cell_index[model.key(match)]
+    cell = model.cells[index]
+    cell_flags = model.cell_flags[index]
     calc = model.info.calculator
     if avg_len is None:
         avg_len = calc.default_avg_len
@@ -248,15 +267,15 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
         raise SelectionError([Problem("<selection>", None, None,
                                       f"avg_len must be from {calc.min_avg_len:,} to "
                                       f"{calc.max_avg_len:,} tokens (got {avg_len})")])
-    st = _State(db, model, cell, {f.name: f.values for f in cell_flags}, hw, role, strategy,
-                {}, avg_len)
+    st = _State(db, model, cell, {f.name: f.values for f in cell_flags}, dict(match), {}, avg_len)
     st.toks = [_Tok(f, "cell") for f in cell_flags]
     st.env_items = [(env_name(e), e.split("=", 1)[1]) for e in cell.env]
     st.nodes = cell.nodes
     unknown = [k for k in picks if k not in model.axis_index]
     if unknown:
         raise SelectionError([Problem("<selection>", None, None,
-                                      f"unknown setting '{k}' ({choices_hint(k, model.axis_index)})")
+                                      f"unknown setting '{k}' "
+                                      f"({choices_hint(k, [*model.dimensions, *model.axis_index])})")
                               for k in unknown])
     # Pick every axis first (gates read the cell and earlier picks), then edit the command, so
     # a transform may depend on any pick, earlier or later.
@@ -265,10 +284,11 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
     cache = model.cache.setdefault("picks", {})
     if len(cache) > 200_000:
         cache.clear()
+    key_of_cell = model.key(match)
     for axis in model.axes:
         wanted = picks.get(axis.id)
         # An axis's state depends only on the cell and the picks its gates read: memoize.
-        key = (hw, role, strategy, axis.id, wanted, strict,
+        key = (key_of_cell, axis.id, wanted, strict,
                tuple(st.picks.get(k) for k in deps[axis.id]))
         hit = cache.get(key)
         if hit is None:
@@ -283,7 +303,7 @@ def _select(db, model_id, hw, role, strategy, picks, avg_len, strict):
     if st.not_applicable:
         applies = ", ".join(a.axis for a in axis_states if a.visible)
         raise SelectionError([Problem("<selection>", None, None,
-                                      f"'{a}' does not apply to {hw} {role} {strategy} with the "
+                                      f"'{a}' does not apply to {_where(match)} with the "
                                       f"other settings chosen (settings that apply: {applies})")
                               for a in st.not_applicable])
     return st, axis_states
@@ -309,33 +329,40 @@ def _axis_deps(model: Model) -> dict[str, tuple[str, ...]]:
 
 # --- selection -----------------------------------------------------------------------------
 
-def role_states(db: Database, model: Model, hw: str) -> list[OptionState]:
-    ctx = _GateContext(db, model, hw)
-    return [_gate_state(model, ctx, "role", r.id,
-                        any((hw, r.id, s) in model.cell_index for s in r.strategies))
-            for r in model.info.roles]
-
-
-def strategy_states(db: Database, model: Model, hw: str, role: str) -> list[OptionState]:
-    ctx = _GateContext(db, model, hw, role)
-    r = next(x for x in model.info.roles if x.id == role)
-    return [_gate_state(model, ctx, "strategy", s, (hw, role, s) in model.cell_index)
-            for s in r.strategies]
+def dimension_states(db: Database, model: Model, dim: str,
+                     prefix: dict[str, str]) -> list[OptionState]:
+    """The options of dimension ``dim`` given the earlier dimensions in ``prefix``: those whose
+    ``when`` fails are hidden; the rest are disabled by a gate (with its reason), disabled when
+    no cell has them, or enabled."""
+    ctx = _GateContext(db, model, prefix)
+    at = model.dimensions.index(dim)
+    earlier = model.dimensions[:at]
+    keys = model.cache.get("cell_prefixes")
+    if keys is None:
+        keys = model.cache["cell_prefixes"] = {k[:i] for k in model.cell_index
+                                               for i in range(1, len(k) + 1)}
+    out = []
+    for option, _, when in model.dimension_options[dim]:
+        if when and conditions.evaluate(when, ctx) is not True:
+            out.append(OptionState(id=option, state="hidden"))
+            continue
+        exists = tuple(prefix[d] for d in earlier) + (option,) in keys
+        out.append(_gate_state(model, ctx, dim, option, exists))
+    return out
 
 
 class _GateContext:
-    """Context for gating role and strategy, before a cell is chosen."""
+    """Context for gating the dimensions, before a cell is chosen: the earlier dimensions and
+    the platform are known."""
 
-    def __init__(self, db, model, hw, role=None):
-        self.db, self.model, self.hw, self.role = db, model, hw, role
+    def __init__(self, db, model, prefix: dict[str, str]):
+        self.db, self.model, self.prefix = db, model, prefix
 
     def value(self, key):
-        if key == "hw":
-            return self.hw
-        if key == "role":
-            return self.role
-        if key.startswith("hw."):
-            return _attr(self.db.platforms[self.hw], key[3:])
+        if key in self.prefix:
+            return self.prefix[key]
+        if key.startswith("hw.") and "hw" in self.prefix:
+            return _attr(self.db.platforms[self.prefix["hw"]], key[3:])
         return None
 
     def flags(self):
@@ -359,39 +386,48 @@ def _reason_text(db: Database, model: Model, reason: str | None) -> str:
     return db.t("en", reason, model) if reason else "not available"
 
 
-def _pick_cell(db, model, hw, role, strategy, picks, strict):
+def _pick_cell(db, model, wanted: dict[str, str], strict) -> dict[str, str]:
     cache = model.cache.setdefault("cells", {})
-    key = (hw, role, strategy, strict)
+    key = (tuple(wanted.get(d) for d in model.dimensions), strict)
     if key in cache:
         return cache[key]
-    result = _pick_cell_uncached(db, model, hw, role, strategy, strict)
-    if hw in model.info.hardware:  # only cache real hardware ids (the key space stays small)
+    result = _pick_cell_uncached(db, model, wanted, strict)
+    if wanted.get("hw") in model.info.hardware:  # only real hardware ids (a small key space)
         cache[key] = result
     return result
 
 
-def _pick_cell_uncached(db, model, hw, role, strategy, strict):
+def _pick_cell_uncached(db, model, wanted: dict[str, str], strict) -> dict[str, str]:
+    extra = [k for k in wanted if k not in model.dimensions]
+    if extra and strict:
+        raise SelectionError([Problem("<selection>", None, None, f"'{k}' is not a dimension of "
+                                      f"{model.info.name} (dimensions: "
+                                      f"{', '.join(model.dimensions)})") for k in extra])
     hws = list(model.info.hardware)
+    hw = wanted.get("hw")
     if hw not in hws:
         if strict:
             raise SelectionError([Problem("<selection>", None, None,
                                           f"hw '{hw}' is not a platform of {model.info.name} "
                                           f"({choices_hint(str(hw), hws)})")])
         hw = hws[0]
-    roles = role_states(db, model, hw)
-    role = _choose("role", role, roles, strict, db, model, f"on {hw}")
-    strategies = strategy_states(db, model, hw, role)
-    strategy = _choose("strategy", strategy, strategies, strict, db, model, f"for {hw} {role}")
-    return hw, role, strategy
+    match = {"hw": hw}
+    for dim in model.dimensions[1:]:
+        states = dimension_states(db, model, dim, match)
+        where = f"on {hw}" if len(match) == 1 else "for " + " ".join(match.values())
+        match[dim] = _choose(dim, wanted.get(dim), states, strict, db, model, where)
+    return match
 
 
 def _choose(what, value, states: list[OptionState], strict, db, model, where):
     enabled = [s.id for s in states if s.state == "enabled"]
-    match = next((s for s in states if s.id == value), None)
+    match = next((s for s in states if s.id == value and s.state != "hidden"), None)
     if match is not None and match.state == "enabled":
         return value
     if strict:
-        if match is None:
+        if value is None:
+            why = f"no {what} given"
+        elif match is None:
             why = f"'{value}' is not a {what} offered {where}"
         else:
             why = f"{what} '{value}' is not available {where}: {_reason_text(db, model, match.reason)}"
@@ -423,7 +459,7 @@ def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> Axis
             if chosen is None:
                 why = f"'{wanted}' is not an option of '{axis.id}'"
             else:
-                why = (f"{axis.id}={wanted} is not available for {st.hw} {st.role} {st.strategy}: "
+                why = (f"{axis.id}={wanted} is not available for {_where(st.match)}: "
                        f"{_reason_text(st.db, st.model, chosen.reason)}")
             raise SelectionError([Problem("<selection>", None, None,
                                           f"{why} (available: {', '.join(enabled) or 'none'})")])
@@ -530,7 +566,7 @@ def _filled(st: _State, text: str, fill):
         return fill()
     except conditions.ExprError as exc:
         raise RecipeError([Problem("<selection>", None, None, f"cannot fill '{text}' for "
-                                   f"{st.hw} {st.role} {st.strategy}: {exc}")]) from None
+                                   f"{_where(st.match)}: {exc}")]) from None
 
 
 def _splice(toks: list[_Tok], strip: set[str], new: list[Flag]) -> list[_Tok]:
@@ -590,11 +626,11 @@ def _first_match(rules, st) -> Any:
 def _placeholders(st: _State, model_name: str) -> dict[str, str]:
     info = st.model.info
     values = dict(info.placeholders)
-    values.update(MODEL_NAME=model_name,
-                  PREFILL_PORT=str(info.pd.ports["prefill"]),
-                  DECODE_PORT=str(info.pd.ports["decode"]),
-                  ROUTER_PORT=str(info.pd.router.port),
-                  BOOTSTRAP_PORT=str(info.pd.bootstrap_port))
+    values["MODEL_NAME"] = model_name
+    if info.pd:
+        values.update(PREFILL_PORT=str(info.pd.prefill.port), DECODE_PORT=str(info.pd.decode.port),
+                      ROUTER_PORT=str(info.pd.router.port),
+                      BOOTSTRAP_PORT=str(info.pd.bootstrap_port))
     return values
 
 
@@ -619,24 +655,25 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     calc_reason = st.calc_reason()
     ratio_value = st.ratio_value()
     router = None
-    if st.role in info.pd.ports:
+    pd = st.pd
+    if pd:
         router = [[Flag(f.name, tuple(_fill(v, values) for v in f.values))
                    for f in parse_flag_text(text)] for text in info.pd.router.flags]
     # Every hint may use {nodes} and {last_rank}; a field value "@id" is a text id.
     common = {"nodes": str(st.nodes), "last_rank": str(st.nodes - 1)}
     hints = []
-    if st.role in info.pd.ports:
-        role_label = next(r.label for r in info.roles if r.id == st.role)
+    if pd:
         hints.append(TextRef(id="ui.pd-banner", fields={
-            **common, "role": "@" + role_label, "router_port": str(info.pd.router.port)}))
+            **common, "role": "@" + info.pd.servers()[pd].label,
+            "router_port": str(info.pd.router.port)}))
     hints += [TextRef(id=h.id, fields=common) for h in st.hints]
     caveats = _caveats(st, calc_reason)
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
-    diagnostics = check_state(st.db, st.model, st.hw, st.role, st.strategy, known,
+    diagnostics = check_state(st.db, st.model, st.match, known,
                               {f.name: f.values for f in flags}, dict(st.env_items), st.cell)
     return Resolution(
-        model=st.model.id, hw=st.hw, role=st.role, strategy=st.strategy,
+        model=st.model.id, hw=st.hw, match=dict(st.match), pd=pd,
         status=st.cell.status.value, verified_in=st.cell.verified_in, nodes=st.nodes,
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,

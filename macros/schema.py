@@ -89,15 +89,20 @@ class HardwareFile(Strict):
 
 # --- recipes/<model>/model.yaml
 
-class Role(Strict):
-    id: str
+class DimensionOption(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     label: str
-    strategies: list[str] = Field(min_length=1)
+    # Offered only where this holds, read over the earlier dimensions (Kimi-K3's prefill
+    # strategies exist for the prefill role only); hidden elsewhere, never greyed out.
+    when: Condition = {}
 
 
-class StrategyDef(Strict):
-    id: str
+class Dimension(Strict):
+    """One of the ordered keys of a model's cells, after the hardware (which every model has)."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     label: str
+    options: list[DimensionOption] = Field(min_length=1)
 
 
 class Round(Strict):
@@ -122,10 +127,30 @@ class Router(Strict):
     flags: list[str]
 
 
+class PDServer(Strict):
+    """What makes a command a prefill or a decode server, and how it serves."""
+
+    when: Condition
+    port: Port
+    label: str  # text id naming the server in the PD banner
+
+
 class PD(Strict):
-    ports: dict[str, Port]
+    """PD disaggregation as a capability a model declares: which selections are prefill and
+    decode servers (any dimension or Playground option may say so), their ports, the bootstrap
+    port and the router in front of both. A model without PD leaves ``pd`` out."""
+
+    prefill: PDServer
+    decode: PDServer
     bootstrap_port: Port
     router: Router
+
+    @property
+    def ports(self) -> dict[str, int]:
+        return {"prefill": self.prefill.port, "decode": self.decode.port}
+
+    def servers(self) -> dict[str, PDServer]:
+        return {"prefill": self.prefill, "decode": self.decode}
 
 
 class CalculatorConsts(Strict):
@@ -157,28 +182,22 @@ class ModelFile(Strict):
     name: str
     summary: str
     hardware: list[str] = Field(min_length=1)
-    roles: list[Role] = Field(min_length=1)
-    strategies: list[StrategyDef] = Field(min_length=1)
+    # The ordered keys of a cell after the hardware: a cell is one value per dimension.
+    dimensions: list[Dimension] = []
     rounds: list[Round] = []
     enumerate: list[str] = []
     model_names: list[NameRule]
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
-    pd: PD
+    pd: PD | None = None
     calculator: CalculatorConsts
     branch_env: dict[str, str] = {}
 
 
 # --- recipes/<model>/cells.yaml
 
-class Match(Strict):
-    hw: str
-    role: str
-    strategy: str
-
-
 class Cell(Strict):
-    match: Match
+    match: dict[str, str]  # the hardware and one option of every dimension the model declares
     nodes: int = Field(ge=1, le=MAX_NODES)
     status: Status = Field(strict=False)
     verified_in: str | None = None

@@ -1,8 +1,10 @@
 """Enumerating the reachable selections of a model, for tests, the benchmark and parity.
 
 Owns what "every reachable selection" means: every cell, times every enabled option of each
-axis the model lists under ``enumerate`` in model.yaml, as gated by the rules. Playground cards beyond those are sampled, not enumerated
-(``sample_playground``), because their product is astronomically large.
+axis the model lists under ``enumerate`` in model.yaml, as gated by the rules. Playground cards
+beyond those are sampled, not enumerated (``sample_playground``), because their product is
+astronomically large. Selections are flat mappings (the cell's dimensions and the settings by
+id, as a URL hash has them); ``Selection.flat`` splits one.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Iterator
 
 from .database import Database
 from .resolve import axis_states
-
+from .selection import Selection
 
 
 def _enabled(states, axis: str) -> list[str]:
@@ -26,21 +28,20 @@ def deployment_selections(db: Database, model_id: str, large_scale: bool = True)
     model = db.model(model_id)
     axes = [a for a in model.info.enumerate if large_scale or a in model.overlay_ids]
     for cell in model.cells:
-        m = cell.match
-        yield from _expand(db, model_id, m.hw, m.role, m.strategy, {}, axes)
+        yield from _expand(db, model_id, dict(cell.match), {}, axes)
 
 
-def _expand(db, model_id, hw, role, strategy, picks, axes) -> Iterator[dict]:
+def _expand(db, model_id, match, picks, axes) -> Iterator[dict]:
     if not axes:
-        yield {"hw": hw, "role": role, "strategy": strategy, **picks}
+        yield {**match, **picks}
         return
     axis, rest = axes[0], axes[1:]
-    options = _enabled(axis_states(db, model_id, hw, role, strategy, picks), axis)
+    options = _enabled(axis_states(db, Selection(model_id, match, picks)), axis)
     if not options:
-        yield from _expand(db, model_id, hw, role, strategy, picks, rest)
+        yield from _expand(db, model_id, match, picks, rest)
         return
     for option in options:
-        yield from _expand(db, model_id, hw, role, strategy, {**picks, axis: option}, rest)
+        yield from _expand(db, model_id, match, {**picks, axis: option}, rest)
 
 
 def sample_playground(db: Database, model_id: str, count: int, seed: int = 7) -> list[dict]:
@@ -50,18 +51,12 @@ def sample_playground(db: Database, model_id: str, count: int, seed: int = 7) ->
     model = db.model(model_id)
     out = []
     for _ in range(count):
-        cell = rng.choice(model.cells).match
+        match = dict(rng.choice(model.cells).match)
         picks: dict[str, str] = {}
         for axis in model.axes:
-            states = axis_states(db, model_id, cell.hw, cell.role, cell.strategy, picks)
+            states = axis_states(db, Selection(model_id, match, picks))
             options = _enabled(states, axis.id)
             if options:
                 picks[axis.id] = rng.choice(options)
-        out.append({"hw": cell.hw, "role": cell.role, "strategy": cell.strategy, **picks})
+        out.append({**match, **picks})
     return out
-
-
-def split(selection: dict) -> tuple[str, str, str, dict]:
-    picks = {k: v for k, v in selection.items() if k not in ("hw", "role", "strategy")}
-    return selection["hw"], selection["role"], selection["strategy"], picks
-

@@ -26,6 +26,7 @@ from .database import Database, cached_database
 from .errors import Problem, RecipeError, choices_hint
 from .i18n import read_page
 from .resolve import Resolution, resolve
+from .selection import Selection
 
 
 class MacroError(Exception):
@@ -85,26 +86,40 @@ class Site:
     def t(self, text_id: str, model=None, **fields) -> str:
         return self.db.t(self.lang, text_id, model, **fields)
 
-    def resolve(self, model_id: str, hw: str, role: str, strategy: str, **picks) -> Resolution:
-        avg_len = picks.pop("avg_len", None)
+    def selection(self, model_id: str, dims: tuple, picks: dict) -> Selection:
+        """A macro's arguments as a selection: positional values are the model's dimensions in
+        order (hardware first); keywords are dimensions or Playground settings by id."""
+        model = self.db.model(model_id)
+        if len(dims) > len(model.dimensions):
+            raise MacroError(f"{model_id} has {len(model.dimensions)} dimensions "
+                             f"({', '.join(model.dimensions)}), got {len(dims)} values {dims}")
+        values = dict(zip(model.dimensions, dims))
+        for key, value in picks.items():
+            if key in values:
+                raise MacroError(f"{model_id}: '{key}' is given twice")
+            values[key] = value
+        return Selection.flat(model, values)
+
+    def resolve(self, model_id: str, *dims, **picks) -> Resolution:
+        sel = self.selection(model_id, dims, picks)
+        where = " ".join([*sel.match.values(), *(f"{k}={v}" for k, v in sel.picks.items())])
         try:
-            res = resolve(self.db, model_id, hw, role, strategy,
-                          {k: str(v) for k, v in picks.items()}, avg_len)
+            res = resolve(self.db, sel)
         except RecipeError as exc:
-            raise MacroError(f"{model_id} {hw}/{role}/{strategy} {picks}: {exc}") from None
+            raise MacroError(f"{model_id} {where}: {exc}") from None
         errors = [d for d in res.diagnostics if d.severity.value == "error"]
         if errors:
             model = self.db.model(model_id)
-            raise MacroError(f"generated command for {hw}/{role}/{strategy} {picks} fails its "
-                             "check: " + "; ".join(render.diagnostic_text(self.db, model, d, "en")
-                                                    for d in errors))
+            raise MacroError(f"generated command for {where} fails its check: " +
+                             "; ".join(render.diagnostic_text(self.db, model, d, "en")
+                                       for d in errors))
         return res
 
     # -- macros
-    def command(self, model_id: str, hw: str, role: str, strategy: str, router: bool = True,
-                title: str | None = None, **picks) -> str:
-        """The server command (and the router for PD roles) as fenced bash blocks."""
-        res = self.resolve(model_id, hw, role, strategy, **picks)
+    def command(self, model_id: str, *dims, router: bool = True, title: str | None = None,
+                **picks) -> str:
+        """The server command (and the router for PD servers) as fenced bash blocks."""
+        res = self.resolve(model_id, *dims, **picks)
         model = self.db.model(model_id)
         directive = _directive(model_id, res)
         attrs = f'title="{_esc(title)}"' if title else ""
@@ -117,19 +132,30 @@ class Site:
         return "\n".join(parts)
 
     def router(self, model_id: str) -> str:
+        """The router in front of the model's PD servers (from its first decode cell)."""
         model = self.db.model(model_id)
-        cell = next(c for c in model.cells if c.match.role == "decode")
-        res = self.resolve(model_id, cell.match.hw, "decode", cell.match.strategy)
-        return "\n".join([_directive(model_id, res, program="router"), "",
-                          _fence(render.router_text(res))])
+        if model.info.pd is None:
+            raise MacroError(f"router: {model_id} declares no PD disaggregation ('pd' in "
+                             "model.yaml)")
+        for cell in model.cells:
+            res = self.resolve(model_id, **cell.match)
+            if res.pd == "decode":
+                return "\n".join([_directive(model_id, res, program="router"), "",
+                                  _fence(render.router_text(res))])
+        raise MacroError(f"router: no cell of {model_id} is a PD decode server")
 
-    def badge(self, model_id: str, hw: str, role: str, strategy: str) -> str:
+    def badge(self, model_id: str, *dims, **kw) -> str:
         model = self.db.model(model_id)
-        cell = model.cell(hw, role, strategy)
+        sel = self.selection(model_id, dims, kw)
+        if sel.picks:
+            raise MacroError(f"badge: takes the cell's dimensions only "
+                             f"({', '.join(model.dimensions)}), got {', '.join(sel.picks)}")
+        cell = model.cell(sel.match)
         if cell is None:
+            hw = sel.match.get("hw")
             known = ", ".join("/".join(k) for k in model.cell_index if k[0] == hw) or \
                 ", ".join(model.info.hardware)
-            raise MacroError(f"badge: {model_id} has no cell {hw}/{role}/{strategy} "
+            raise MacroError(f"badge: {model_id} has no cell {'/'.join(sel.match.values())} "
                              f"(cells on {hw}: {known})")
         return self._badge(cell.status.value)
 
@@ -139,10 +165,10 @@ class Site:
         return (f'<span class="recipe-badge recipe-badge--{_esc(status)}" '
                 f'title="{_esc(title)}">{_esc(label)}</span>')
 
-    def caveats(self, model_id: str, hw: str, role: str, strategy: str,
-                diagnostics: bool = True, collapsed: bool = False, **picks) -> str:
+    def caveats(self, model_id: str, *dims, diagnostics: bool = True, collapsed: bool = False,
+                **picks) -> str:
         """Caveats (redirect, warning, pins with reasons, calculator) and rule warnings."""
-        res = self.resolve(model_id, hw, role, strategy, **picks)
+        res = self.resolve(model_id, *dims, **picks)
         model = self.db.model(model_id)
         blocks = []
         for c in res.caveats:
@@ -160,8 +186,8 @@ class Site:
                                   f'    {_prose(body)}\n')
         return "\n".join(blocks)
 
-    def effective(self, model_id: str, hw: str, role: str, strategy: str, **picks) -> str:
-        res = self.resolve(model_id, hw, role, strategy, **picks)
+    def effective(self, model_id: str, *dims, **picks) -> str:
+        res = self.resolve(model_id, *dims, **picks)
         model = self.db.model(model_id)
         rows = [f"| {self.t('table.knob')} | {self.t('table.value')} | {self.t('table.source')} "
                 f"| {self.t('table.why')} |", "|---|---|---|---|"]
@@ -175,23 +201,27 @@ class Site:
                         f"{_prose(why).replace('|', '&#124;')} |")
         return "\n".join(rows)
 
+    def _labels(self, model, match: dict) -> list[str]:
+        """The reader's names of a cell's dimension values, the platform first."""
+        out = [self.db.platforms[match["hw"]].label]
+        for dim in model.dimensions[1:]:
+            label = next(lb for o, lb, _ in model.dimension_options[dim] if o == match[dim])
+            out.append(self.t(label, model))
+        return out
+
     def matrix(self, model_id: str) -> str:
-        """Hardware × role × strategy with nodes and status; each links to its command."""
+        """Hardware × the model's dimensions with nodes and status; each links to its command."""
         model = self.db.model(model_id)
-        head = [self.t("table.hardware"), self.t("table.role"), self.t("table.strategy"),
-                self.t("table.nodes"), self.t("table.status")]
-        rows = ["| " + " | ".join(head) + " |", "|---|---|---|---|---|"]
+        head = [self.t("table.hardware")] + [self.t(d.label, model) for d in model.info.dimensions] \
+            + [self.t("table.nodes"), self.t("table.status")]
+        rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for hw in model.info.hardware:
             p = self.db.platforms[hw]
             for cell in _ordered_cells(model, hw):
-                m = cell.match
-                role = self.t(next(r for r in model.info.roles if r.id == m.role).label, model)
-                strategy = self.t(next(s for s in model.info.strategies
-                                       if s.id == m.strategy).label, model)
+                labels = [_cell_text(x) for x in self._labels(model, cell.match)]
+                labels[-1] = f"[{labels[-1]}](#{cell_anchor(model, cell.match)})"
                 gpus = f"{cell.nodes}×{p.gpus_per_node}"
-                rows.append(f"| {_cell_text(p.label)} | {_cell_text(role)} | "
-                            f"[{_cell_text(strategy)}](#{cell_anchor(m.hw, m.role, m.strategy)}) | "
-                            f"{gpus} | {self._badge(cell.status.value)} |")
+                rows.append(f"| {' | '.join(labels)} | {gpus} | {self._badge(cell.status.value)} |")
         return "\n".join(rows)
 
     def cells(self, model_id: str, **picks) -> str:
@@ -202,16 +232,11 @@ class Site:
             p = self.db.platforms[hw]
             out.append(f'=== "{_esc(p.label)}"\n')  # a tab title is plain text
             for cell in _ordered_cells(model, hw):
-                m = cell.match
-                role = self.t(next(r for r in model.info.roles if r.id == m.role).label, model)
-                strategy = self.t(next(s for s in model.info.strategies
-                                       if s.id == m.strategy).label, model)
-                anchor = cell_anchor(m.hw, m.role, m.strategy)
-                body = [f"#### {_md(p.label)} · {_md(role)} · {_md(strategy)} "
-                        f"{self._badge(cell.status.value)} {{ #{anchor} }}", "",
-                        self.command(model_id, m.hw, m.role, m.strategy, **picks), "",
-                        self.caveats(model_id, m.hw, m.role, m.strategy, collapsed=True,
-                                     **picks), ""]
+                anchor = cell_anchor(model, cell.match)
+                title = " · ".join(_md(x) for x in self._labels(model, cell.match))
+                body = [f"#### {title} {self._badge(cell.status.value)} {{ #{anchor} }}", "",
+                        self.command(model_id, **cell.match, **picks), "",
+                        self.caveats(model_id, **cell.match, collapsed=True, **picks), ""]
                 out.append(_indent("\n".join(body)))
         return "\n".join(out)
 
@@ -226,13 +251,10 @@ class Site:
                 continue
             for res in results:
                 m = res.match
-                p = self.db.platforms[m["hw"]]
-                role = self.t(f"role.{m['role']}", model)
-                strategy = self.t(f"strategy.{m['strategy']}", model)
                 # the overlay picks the round ran with, by their short ids (MXFP4, DSPARK …)
                 extra = [self.t(f"opt.{k}.{v}", model) if k == "spec" else v.upper()
-                         for k, v in m.items() if k not in ("hw", "role", "strategy")]
-                title = " · ".join(_md(x) for x in [p.label, role, strategy, *extra])
+                         for k, v in m.items() if k not in model.dimensions]
+                title = " · ".join(_md(x) for x in [*self._labels(model, m), *extra])
                 out.append(f"**{title}** ({self._badge_for(model, m)} "
                            f"SGLang {_md(rnd.version)})\n")
                 out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
@@ -248,25 +270,26 @@ class Site:
         return "\n".join(out)
 
     def _badge_for(self, model, match: dict) -> str:
-        cell = model.cell(match["hw"], match["role"], match["strategy"])
+        cell = model.cell(match)
         return self._badge(cell.status.value) if cell else ""
 
-    def ratio_table(self, model_id: str, hw: str, role: str, strategy: str, **picks) -> str:
-        res = self.resolve(model_id, hw, role, strategy, **picks)
+    def ratio_table(self, model_id: str, *dims, **picks) -> str:
+        res = self.resolve(model_id, *dims, **picks)
         model = self.db.model(model_id)
         if res.calculator is not None:
             return f"*{_md(self.t(res.calculator.id, model))}*"
         consts = model.info.calculator
-        inputs = calculator.inputs_of(res.flags, res.env, res.role, consts)
+        inputs = calculator.inputs_of(res.flags, res.env, res.pd, consts)
         rows = [f"| {self.t('table.avg_len')} | `{self.t('table.ratio')}` |", "|---:|---:|"]
         for length in consts.common_lengths:
             value = calculator.ratio(inputs, length, consts)
             rows.append(f"| {length:,} | {calculator.fmt(value) if value else '—'} |")
         return "\n".join(rows)
 
-    def scaling_table(self, model_id: str, axis: str, role: str, strategy: str, **picks) -> str:
+    def scaling_table(self, model_id: str, axis: str, *dims, **picks) -> str:
         """How the command scales over the options of ``axis`` (e.g. the cluster size under a
-        large-scale preset): nodes per platform shape, and the TP/EP and DP sizes it sets."""
+        large-scale preset) on every platform: nodes per platform shape, and the TP/EP and DP
+        sizes it sets. ``dims`` are the dimensions after the hardware."""
         model = self.db.model(model_id)
         if axis not in model.axis_index:
             raise MacroError(f"scaling_table: unknown axis '{axis}' (known: "
@@ -274,19 +297,19 @@ class Site:
         groups: dict[int, list[str]] = {}
         for hw in model.info.hardware:
             try:
-                self.resolve(model_id, hw, role, strategy, **picks)
+                self.resolve(model_id, hw, *dims, **picks)
             except MacroError:
                 continue  # this platform has no such selection
             groups.setdefault(self.db.platforms[hw].gpus_per_node, []).append(hw)
         if not groups:
-            raise MacroError(f"scaling_table: no platform offers {role}/{strategy} {picks}")
+            raise MacroError(f"scaling_table: no platform offers {'/'.join(dims)} {picks}")
         shapes = sorted(groups.items(), reverse=True)
         head = [self.t("table.gpus")] + [
             f"{self.t('table.layout')} ({_cell_text('/'.join(self.db.platforms[h].label for h in hws))})"
             for _, hws in shapes] + [self.t("table.tp_ep"), self.t("table.dp")]
         rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
         for option in model.axis_index[axis].options:
-            results = [self.resolve(model_id, hws[0], role, strategy, **{**picks, axis: option.id})
+            results = [self.resolve(model_id, hws[0], *dims, **{**picks, axis: option.id})
                        for _, hws in shapes]
             flags = {f.name: f.value for f in results[0].flags}
             layout = [f"{r.nodes}×{per_node}" for r, (per_node, _) in zip(results, shapes)]
@@ -314,23 +337,22 @@ class Site:
 
 
 def _ordered_cells(model, hw: str):
-    """A platform's cells in the model's role and strategy order (not file order)."""
-    for role in model.info.roles:
-        for strategy in role.strategies:
-            cell = model.cell(hw, role.id, strategy)
-            if cell is not None:
-                yield cell
+    """A platform's cells in the order of the model's dimension options (not file order)."""
+    order = {dim: {o: i for i, (o, _, _) in enumerate(opts)}
+             for dim, opts in model.dimension_options.items()}
+    cells = [c for c in model.cells if c.match["hw"] == hw]
+    return sorted(cells, key=lambda c: [order[d][c.match[d]] for d in model.dimensions[1:]])
 
 
-def cell_anchor(hw: str, role: str, strategy: str) -> str:
-    return f"cell-{hw}-{role}-{strategy}"
+def cell_anchor(model, match: dict) -> str:
+    return "cell-" + "-".join(model.key(match))
 
 
 def _directive(model_id: str, res: Resolution, program: str = "server") -> str:
     """A check directive translators keep verbatim: the context of the block below it."""
-    picks = " ".join(f"{k}={v}" for k, v in res.picks.items() if v is not None)
-    return (f"<!-- check: model={model_id} hw={res.hw} role={res.role} "
-            f"strategy={res.strategy} {picks} generated -->")
+    context = [f"{k}={v}" for k, v in res.match.items()]
+    context += [f"{k}={v}" for k, v in res.picks.items() if v is not None]
+    return f"<!-- check: model={model_id} {' '.join(context)} generated -->"
 
 
 def _indent(text: str, by: str = "    ") -> str:

@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from helpers.browser import chromium, require_chromium, serve
-from macros.selections import sample_playground, split
+from macros.selections import sample_playground
 
 pytestmark = pytest.mark.browser
 
@@ -99,10 +99,8 @@ def tab(browser, site):
 
 def expected(cli, selection: dict, lang: str = "en") -> dict:
     """What ``recipes command`` prints for a selection (JSON form, same engine and text)."""
-    hw, role, strategy, picks = split(selection)
-    args = ["command", MODEL, "--hw", hw, "--role", role, "--strategy", strategy,
-            "--lang", lang, "--format", "json"]
-    for key, value in picks.items():
+    args = ["command", MODEL, "--lang", lang, "--format", "json"]
+    for key, value in selection.items():
         args += ["--set", f"{key}={value}"]
     result = cli(*args)
     assert result.code == 0, result.err
@@ -171,7 +169,8 @@ def test_clicks_compose_the_cli_command(tab, cli, db, lang):
         {"hw": "gb200", "role": "decode", "strategy": "balanced", "hicache": "l3"}
     # Labels come from the page language.
     label = page.locator('[data-axis="role"] .rp-axis__label').text_content()
-    assert label == db.t(lang, "table.role")
+    dim = next(d for d in db.model(MODEL).info.dimensions if d.id == "role")
+    assert label == db.t(lang, dim.label, db.model(MODEL))
     assert page.locator('[data-axis="role"] [data-option="decode"]').text_content() == \
         db.t(lang, "role.decode", db.model(MODEL))
 
@@ -296,7 +295,8 @@ def test_language_switch_keeps_the_page_and_the_selection(tab, db):
     page.wait_for_selector(".recipe-playground[data-mounted=ready]")
     assert urlsplit(page.url).path.endswith("/ko/models/kimi-k3/")
     assert page.locator('[data-axis="strategy"] .rp-axis__label').text_content() == \
-        db.t("ko", "table.strategy")
+        db.t("ko", next(d.label for d in db.model(MODEL).info.dimensions if d.id == "strategy"),
+             db.model(MODEL))
     assert page.locator('[data-axis="spec"] [data-option="none"]').text_content() == \
         db.t("ko", "opt.spec.none", db.model(MODEL))
     chosen = pressed(page)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from macros.selection import Selection
 from macros import calculator
 from macros.resolve import resolve
 
@@ -47,19 +48,19 @@ def test_state_bytes_at_attention_tp8_match_the_hand_computation(db):
     ("b200", "decode", "low-latency", {}, "0.086"),
 ])
 def test_deploy_default_ratios(db, hw, role, strategy, picks, expected):
-    res = resolve(db, "kimi-k3", hw, role, strategy, picks)
+    res = resolve(db, Selection("kimi-k3", {"hw": hw, "role": role, "strategy": strategy}, picks))
     assert res.ratio == expected
     assert f"--mamba-full-memory-ratio {expected}" in res.flag_texts
 
 
 def test_ratio_above_one_is_legal_and_pinned(db):
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {"spec": "none"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"spec": "none"}))
     assert res.ratio_value > 1
 
 
 def test_replayssm_off_adds_block_plus_one_draft_states(db):
-    on = resolve(db, "kimi-k3", "b300", "unified", "low-latency", {})
-    off = resolve(db, "kimi-k3", "b300", "unified", "low-latency", {"replay_ssm": "off"})
+    on = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}))
+    off = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"replay_ssm": "off"}))
     # D = 7 + 1 = 8 intermediate states: (5 + 8) / 5 times the ratio
     assert off.ratio_value == pytest.approx(on.ratio_value * 13 / 5)
 
@@ -69,31 +70,29 @@ def test_replayssm_off_adds_block_plus_one_draft_states(db):
     ({"slot_saving": "on"}, 4), ({"slot_saving": "on", "radix": "lazy"}, 3),
 ])
 def test_slots_per_request_follow_the_cache_strategy(db, picks, slots):
-    res = resolve(db, "kimi-k3", "b300", "unified", "low-latency", {"spec": "none", **picks})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", **picks}))
     flags = {f.name: f.values for f in res.flags}
     env = dict(e.split("=", 1) for e in res.env)
-    inputs = calculator.read_inputs(flags, env, res.role, db.model("kimi-k3").info.calculator)
+    inputs = calculator.read_inputs(flags, env, res.pd, db.model("kimi-k3").info.calculator)
     assert inputs.slots == slots
 
 
 def test_bf16_state_and_fp8_kv_move_the_ratio_as_the_formula_says(db):
-    base = resolve(db, "kimi-k3", "b300", "unified", "low-latency", {"spec": "none"}).ratio_value
-    bf16 = resolve(db, "kimi-k3", "b300", "unified", "low-latency",
-                   {"spec": "none", "ssm_dtype": "bf16"}).ratio_value
-    fp8 = resolve(db, "kimi-k3", "b300", "unified", "low-latency",
-                  {"spec": "none", "kv_dtype": "fp8"}).ratio_value
+    base = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none"})).ratio_value
+    bf16 = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", "ssm_dtype": "bf16"})).ratio_value
+    fp8 = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", "kv_dtype": "fp8"})).ratio_value
     assert bf16 < base < fp8
     assert fp8 == pytest.approx(base * 2)
 
 
 def test_the_ratio_follows_the_average_request_length(db):
-    short = resolve(db, "kimi-k3", "b300", "unified", "balanced", {}, avg_len=4096)
-    long = resolve(db, "kimi-k3", "b300", "unified", "balanced", {}, avg_len=65536)
+    short = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {}, 4096))
+    long = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {}, 65536))
     assert short.ratio_value == pytest.approx(long.ratio_value * 16)
 
 
 def test_no_ratio_where_the_cell_pins_the_state_pool(db):
-    res = resolve(db, "kimi-k3", "a3", "unified", "balanced", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "a3", "role": "unified", "strategy": "balanced"}))
     assert res.ratio is None and res.ratio_value is None
     assert all(f.name != "--mamba-full-memory-ratio" for f in res.flags)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from macros.selection import Selection
 from macros import render
 from macros.resolve import resolve
 
@@ -11,7 +12,7 @@ from macros.resolve import resolve
 def test_command_text_is_exactly_what_the_page_shows(cli, db):
     r = cli("command", "kimi-k3", "--hw", "b300", "--role", "unified", "--strategy", "balanced")
     assert r.code == 0
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}))
     assert r.out == render.command_text(db, db.model("kimi-k3"), res, "en") + "\n"
 
 
@@ -62,9 +63,10 @@ def test_bad_set_syntax_and_unknown_model(cli):
     assert r.code == 1 and "unknown model 'kimi-k4' (did you mean 'kimi-k3'?" in r.err
 
 
-def test_missing_required_option_is_a_usage_error(cli):
+def test_a_missing_dimension_is_an_error_naming_the_choices(cli):
     r = cli("command", "kimi-k3", "--hw", "b300")
-    assert r.code == 2 and "--role" in r.err
+    assert r.code == 1 and r.out == ""
+    assert "error: <selection>: no role given (available: unified, prefill, decode)" in r.err
 
 
 def test_calc_prints_inputs_and_a_row_per_length(cli):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from macros.selection import Selection
 from macros import render
 from macros.resolve import SelectionError, resolve
 
 
 def text(db, hw, role, strategy, lang="en", **picks):
-    res = resolve(db, "kimi-k3", hw, role, strategy, picks)
+    res = resolve(db, Selection("kimi-k3", {"hw": hw, "role": role, "strategy": strategy}, picks))
     return render.command_text(db, db.model("kimi-k3"), res, lang), res
 
 
@@ -62,7 +63,7 @@ def test_multinode_gb200_unified_gets_rank_flags_and_platform_hints(db):
 
 
 def test_pd_decode_cell_uses_the_decode_port_and_prints_the_router(db):
-    res = resolve(db, "kimi-k3", "b300", "decode", "balanced", {"spec": "none"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "decode", "strategy": "balanced"}, {"spec": "none"}))
     assert res.flag_texts[-1] == "--port 30100"
     assert "--disaggregation-mode decode" in res.flag_texts
     assert render.router_text(res) == "\n".join([
@@ -77,7 +78,7 @@ def test_pd_decode_cell_uses_the_decode_port_and_prints_the_router(db):
 
 
 def test_pd_prefill_keeps_port_30000_and_its_bootstrap_port(db):
-    res = resolve(db, "kimi-k3", "b300", "prefill", "default", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "prefill", "strategy": "default"}))
     assert "--disaggregation-bootstrap-port 8998" in res.flag_texts
     assert res.flag_texts[-1] == "--port 30000"
     assert res.picks["spec"] == "dspark"
@@ -85,7 +86,7 @@ def test_pd_prefill_keeps_port_30000_and_its_bootstrap_port(db):
 
 
 def test_ascend_a3_cell_has_npu_draft_flags_no_tool_parser_and_no_ratio(db):
-    res = resolve(db, "kimi-k3", "a3", "unified", "balanced", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "a3", "role": "unified", "strategy": "balanced"}))
     assert res.model_name == "sgl-npu/Kimi-K3-W4A8"
     assert res.picks["quant"] == "modelslim"
     assert res.ratio is None
@@ -103,8 +104,7 @@ def test_ascend_a3_cell_has_npu_draft_flags_no_tool_parser_and_no_ratio(db):
 
 
 def test_peak_throughput_preset_matches_the_32_gpu_shape(db):
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced",
-                  {"spec": "none", "preset": "serving", "cluster": "32"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"spec": "none", "preset": "serving", "cluster": "32"}))
     assert res.env == ["SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK=20480"]
     assert res.nodes == 4
     assert res.flag_texts == [
@@ -119,8 +119,7 @@ def test_peak_throughput_preset_matches_the_32_gpu_shape(db):
 
 
 def test_peak_capacity_on_gb200_adds_dcp8_and_uses_eight_nodes_of_four(db):
-    res = resolve(db, "kimi-k3", "gb200", "unified", "balanced",
-                  {"spec": "none", "preset": "capacity", "cluster": "32"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "gb200", "role": "unified", "strategy": "balanced"}, {"spec": "none", "preset": "capacity", "cluster": "32"}))
     assert res.nodes == 8
     i = res.flag_texts.index("--enable-dp-lm-head")
     assert res.flag_texts[i + 1:i + 3] == ["--dcp-size 8", "--nnodes 8"]
@@ -148,11 +147,11 @@ def test_korean_command_translates_only_the_comments(db):
 ])
 def test_impossible_selections_are_refused_with_what_is_possible(db, hw, role, strategy, picks, needle):
     with pytest.raises(SelectionError) as exc:
-        resolve(db, "kimi-k3", hw, role, strategy, picks)
+        resolve(db, Selection("kimi-k3", {"hw": hw, "role": role, "strategy": strategy}, picks))
     assert needle in str(exc.value)
     assert any(word in str(exc.value) for word in ("available:", "known:", "that apply:"))
 
 
 def test_non_strict_resolution_snaps_to_the_nearest_real_cell(db):
-    res = resolve(db, "kimi-k3", "a3", "decode", "low-latency", {"spec": "none"}, strict=False)
-    assert (res.role, res.strategy, res.picks["spec"]) == ("unified", "balanced", "dspark")
+    res = resolve(db, Selection("kimi-k3", {"hw": "a3", "role": "decode", "strategy": "low-latency"}, {"spec": "none"}), strict=False)
+    assert (res.match["role"], res.match["strategy"], res.picks["spec"]) == ("unified", "balanced", "dspark")

@@ -36,7 +36,7 @@ def problems(recipes: Path) -> list[str]:
 
 def first_cell(db, model_id: str) -> list[str]:
     match = db.model(model_id).cells[0].match
-    return [model_id, "--hw", match.hw, "--role", match.role, "--strategy", match.strategy]
+    return [model_id] + [f"--set={k}={v}" for k, v in match.items()]
 
 
 # --- OS problems where a YAML file belongs

@@ -21,7 +21,8 @@ import pytest
 from macros import render
 from macros.export import export_model
 from macros.resolve import resolve
-from macros.selections import deployment_selections, sample_playground, split
+from macros.selection import Selection
+from macros.selections import deployment_selections, sample_playground
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "tests" / "js" / "parity.mjs"
@@ -43,11 +44,9 @@ def _export(db, lang: str, path: Path) -> Path:
 
 def _expected(db, selection: dict) -> dict:
     model = db.model(MODEL)
-    hw, role, strategy, picks = split(selection)
-    avg_len = picks.pop("avg_len", None)
-    res = resolve(db, MODEL, hw, role, strategy, picks, avg_len, strict=False)
+    res = resolve(db, Selection.flat(model, selection), strict=False)
     return {
-        "hw": res.hw, "role": res.role, "strategy": res.strategy,
+        "match": res.match, "pd": res.pd,
         "picks": {k: v for k, v in res.picks.items() if v is not None},
         "command_en": render.command_text(db, model, res, "en"),
         "command_ko": render.command_text(db, model, res, "ko"),
@@ -112,7 +111,7 @@ def test_selection_counts(selections):
     assert len(sampled) >= 300
 
 
-KEYS = ("hw", "role", "strategy", "picks", "command_en", "command_ko", "router", "status", "ratio",
+KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "ratio",
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
 

@@ -11,11 +11,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from macros.selection import Selection
 from macros import calculator, render
 from macros.check import check_text, parse
 from macros.flags import Flag, quote
 from macros.resolve import resolve
-from macros.selections import sample_playground, split
+from macros.selections import sample_playground
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -56,8 +57,8 @@ def test_resolution_is_deterministic_and_round_trips(db, sample):
     model = db.model("kimi-k3")
     catalogs = {"server": db.catalog, "router": db.router_catalog}
     for sel in sample:
-        a = resolve(db, "kimi-k3", *split(sel))
-        b = resolve(db, "kimi-k3", *split(dict(reversed(list(sel.items())))))
+        a = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
+        b = resolve(db, Selection.flat(db.model("kimi-k3"), dict(reversed(list(sel.items())))))
         assert a == b
         printed = render.command_text(db, model, a, "en")
         [cmd] = parse(printed, catalogs)
@@ -87,8 +88,8 @@ def test_resolution_does_not_depend_on_yaml_key_order(db, recipes_copy, sample):
         path.write_text(yaml.safe_dump(shuffle(data), allow_unicode=True, sort_keys=False))
     shuffled = load_database(recipes_copy)
     for sel in sample[:60]:
-        a = resolve(db, "kimi-k3", *split(sel))
-        b = resolve(shuffled, "kimi-k3", *split(sel))
+        a = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
+        b = resolve(shuffled, Selection.flat(shuffled.model("kimi-k3"), sel))
         assert a.flag_texts == b.flag_texts and a.env == b.env and a.ratio == b.ratio
         assert [d.rule for d in a.diagnostics] == [d.rule for d in b.diagnostics]
 
@@ -148,11 +149,11 @@ def test_compiled_conditions_agree_with_the_reference_interpreter(db, sample):
             if key.startswith("hw."):
                 return attr(db.platforms[self.res.hw], key[3:])
             if key.startswith("cell."):
-                return attr(model.cell(self.res.hw, self.res.role, self.res.strategy), key[5:])
+                return attr(model.cell(self.res.match), key[5:])
             if key == "nodes":
                 return self.res.nodes
-            if key in ("hw", "role", "strategy"):
-                return getattr(self.res, key)
+            if key in self.res.match:
+                return self.res.match[key]
             return self.res.picks.get(key, None) if key in self.res.picks else None
 
         def flags(self):
@@ -161,13 +162,13 @@ def test_compiled_conditions_agree_with_the_reference_interpreter(db, sample):
         def cell_flags(self):
             if self.res is None:
                 return None
-            i = model.cell_index[(self.res.hw, self.res.role, self.res.strategy)]
+            i = model.cell_index[model.key(self.res.match)]
             return {f.name: f.values for f in model.cell_flags[i]}
 
         def env(self):
             return None if self.res is None else dict(e.split("=", 1) for e in self.res.env)
 
-    contexts = [Ctx(None, None)] + [Ctx(s, resolve(db, "kimi-k3", *split(s))) for s in sample]
+    contexts = [Ctx(None, None)] + [Ctx(s, resolve(db, Selection.flat(db.model("kimi-k3"), s))) for s in sample]
     checked = 0
     for ctx in contexts:
         for cond in conds:

@@ -13,6 +13,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from macros.selection import Selection
 from macros import conditions
 from macros.database import _Validator, load_database
 from macros.errors import RecipeError
@@ -95,7 +96,7 @@ def test_a_template_reading_a_hidden_axis_is_a_clear_error_naming_the_selection(
            '"--port {sel.cluster}"')
     db = load_database(recipes_copy)  # the load cannot see that prefill hides the cluster axis
     with pytest.raises(RecipeError) as exc:
-        resolve(db, "kimi-k3", "b300", "prefill", "default", {})
+        resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "prefill", "strategy": "default"}))
     assert [str(p) for p in exc.value.problems] == [
         "<selection>: cannot fill '--port {sel.cluster}' for b300 prefill default: "
         "'{sel.cluster}' has no value here"]
@@ -105,7 +106,7 @@ def test_a_platform_attribute_fills_a_template_as_its_catalog_id(recipes_copy):
     _break(recipes_copy, "kimi-k3/rules.yaml", '"--port {pd.ports.prefill}"',
            '"--served-model-name {hw.vendor}"')
     db = load_database(recipes_copy)
-    flags = resolve(db, "kimi-k3", "b300", "prefill", "default", {}).flag_texts
+    flags = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "prefill", "strategy": "default"})).flag_texts
     assert "--served-model-name nvidia" in flags
 
 

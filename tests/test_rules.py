@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from macros.selection import Selection
 from macros.resolve import resolve
 
 
 def flags(db, hw, role, strategy, **picks):
-    return resolve(db, "kimi-k3", hw, role, strategy, picks).flag_texts
+    return resolve(db, Selection("kimi-k3", {"hw": hw, "role": role, "strategy": strategy}, picks)).flag_texts
 
 
 def names(db, hw, role, strategy, **picks):
@@ -34,7 +35,7 @@ def test_nvfp4_appends_the_runner_before_host_where_the_cell_has_none(db):
     nv = flags(db, "b300", "unified", "balanced", spec="none", quant="nvfp4")
     assert nv[-5:-2] == ["--tool-call-parser kimi_k3", "--moe-runner-backend flashinfer_trtllm",
                          "--mamba-full-memory-ratio 7.21"]
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {"quant": "nvfp4"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"quant": "nvfp4"}))
     assert res.model_name == "nvidia/Kimi-K3-NVFP4"
     assert res.docker_image == "lmsysorg/sglang:dev-dev-kimi-k3-nvfp4"
 
@@ -59,7 +60,7 @@ def test_dspark_collapse_of_low_latency_gives_tp16_only(db):
 
 
 def test_dspark_is_greyed_on_pipelined_cells_without_collapse(db):
-    res = resolve(db, "kimi-k3", "gb200", "decode", "low-latency", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "gb200", "role": "decode", "strategy": "low-latency"}))
     assert res.picks["spec"] == "none"  # the default reseats
     assert option(res, "spec", "dspark").reason == "gate.dspark-pipelined"
 
@@ -85,12 +86,12 @@ def test_dflash_uses_its_draft_and_block_size(db):
     ("a3", "unified", "balanced", "gate.npu-dspark-only"),
 ])
 def test_dflash_gating(db, hw, role, strategy, reason):
-    res = resolve(db, "kimi-k3", hw, role, strategy, {})
+    res = resolve(db, Selection("kimi-k3", {"hw": hw, "role": role, "strategy": strategy}))
     assert option(res, "spec", "dflash").reason == reason
 
 
 def test_amd_non_spec_adds_the_mla_decode_tune_env(db):
-    res = resolve(db, "kimi-k3", "mi355x", "unified", "balanced", {"spec": "none"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "mi355x", "role": "unified", "strategy": "balanced"}, {"spec": "none"}))
     assert res.env[-1] == "SGLANG_MLA_DECODE_TUNE=1"
     assert res.env[:4] == ["SGLANG_USE_AITER=1", "SGLANG_AITER_K3_OPT=1", "AITER_FLYDSL_FORCE=1",
                            "AITER_SITUV2_A8W4=1"]
@@ -110,13 +111,13 @@ def test_hicache_l2_keeps_dcp_with_dspark(db):
 
 
 def test_hicache_l2_with_dflash_drops_dcp(db):
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {"hicache": "l2", "spec": "dflash"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"hicache": "l2", "spec": "dflash"}))
     assert "--dcp-size 8" not in res.flag_texts
     assert any(h.id == "hint.hicache.l2-dflash-dcp" for h in res.hints)
 
 
 def test_hicache_l3_drops_dcp_and_needs_mooncake(db):
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {"hicache": "l3", "spec": "none"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"hicache": "l3", "spec": "none"}))
     assert "--dcp-size 8" not in res.flag_texts
     assert res.flag_texts[2] == "--tp-size 8"
     assert "--hicache-storage-backend mooncake" in res.flag_texts
@@ -126,9 +127,8 @@ def test_hicache_l3_drops_dcp_and_needs_mooncake(db):
 
 
 def test_auto_vlm_hint_follows_the_final_node_count(db):
-    one = resolve(db, "kimi-k3", "b300", "unified", "balanced", {})
-    four = resolve(db, "kimi-k3", "b300", "unified", "balanced",
-                   {"preset": "serving", "cluster": "32"})
+    one = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}))
+    four = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"preset": "serving", "cluster": "32"}))
     assert "hint.vlm.auto-ipc" in [h.id for h in one.hints]
     assert "hint.vlm.auto-cpu" in [h.id for h in four.hints]
 
@@ -149,12 +149,12 @@ def test_low_latency_takes_every_tier_unchanged(db):
 
 
 def test_hicache_is_greyed_on_npu(db):
-    res = resolve(db, "kimi-k3", "a5", "unified", "balanced", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "a5", "role": "unified", "strategy": "balanced"}))
     assert option(res, "hicache", "l2").reason == "gate.npu-hicache"
 
 
 def test_storage_backends_are_greyed_under_dcp_with_l2(db):
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {"hicache": "l2"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"hicache": "l2"}))
     assert option(res, "hicache_backend", "file").reason == "gate.dcp-storage"
 
 
@@ -178,26 +178,24 @@ def test_single_node_cells_have_no_rank_flags(db):
 
 
 def test_preset_is_blackwell_only_and_capacity_excludes_l3(db):
-    res = resolve(db, "kimi-k3", "h200", "unified", "balanced", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "h200", "role": "unified", "strategy": "balanced"}))
     assert option(res, "preset", "serving").reason == "gate.preset-blackwell"
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {"hicache": "l3"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"hicache": "l3"}))
     assert option(res, "preset", "capacity").reason == "gate.capacity-l3"
 
 
 @pytest.mark.parametrize("cluster,nodes8,nodes4,dp", [("8", 1, 2, None), ("16", 2, 4, "2"),
                                                        ("32", 4, 8, "4"), ("64", 8, 16, "8")])
 def test_preset_shape_scales_with_cluster_size(db, cluster, nodes8, nodes4, dp):
-    a = resolve(db, "kimi-k3", "b300", "unified", "balanced",
-                {"preset": "serving", "cluster": cluster, "spec": "none"})
-    b = resolve(db, "kimi-k3", "gb300", "unified", "balanced",
-                {"preset": "serving", "cluster": cluster, "spec": "none"})
+    a = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"preset": "serving", "cluster": cluster, "spec": "none"}))
+    b = resolve(db, Selection("kimi-k3", {"hw": "gb300", "role": "unified", "strategy": "balanced"}, {"preset": "serving", "cluster": cluster, "spec": "none"}))
     assert (a.nodes, b.nodes) == (nodes8, nodes4)
     assert f"--tp-size {cluster}" in a.flag_texts and f"--ep-size {cluster}" in a.flag_texts
     assert (f"--dp-size {dp}" in a.flag_texts) if dp else ("--enable-dp-attention" not in a.flag_texts)
 
 
 def test_preset_owns_the_parallel_shape(db):
-    res = resolve(db, "kimi-k3", "b300", "unified", "balanced", {"preset": "serving"})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"preset": "serving"}))
     assert option(res, "tp", "8").reason == "gate.preset-owns-shape"
 
 
@@ -209,28 +207,31 @@ def test_finer_knobs_override_the_preset(db):
 # --- role and strategy gating ------------------------------------------------------------------
 
 def test_npu_offers_only_unified_balanced(db):
-    from macros.resolve import role_states, strategy_states
+    from macros.resolve import dimension_states
 
     model = db.model("kimi-k3")
-    roles = {s.id: (s.state, s.reason) for s in role_states(db, model, "a3")}
+    roles = {s.id: (s.state, s.reason) for s in dimension_states(db, model, "role", {"hw": "a3"})}
     assert roles == {"unified": ("enabled", None), "prefill": ("disabled", "gate.npu-unified-only"),
                      "decode": ("disabled", "gate.npu-unified-only")}
-    strategies = {s.id: s.state for s in strategy_states(db, model, "a5", "unified")}
+    strategies = {s.id: s.state for s in dimension_states(db, model, "strategy",
+                                                            {"hw": "a5", "role": "unified"})}
     assert strategies == {"low-latency": "disabled", "balanced": "enabled",
-                          "high-throughput": "disabled"}
+                          "high-throughput": "disabled", "default": "hidden",
+                          "long-context": "hidden"}
 
 
 def test_prefill_is_greyed_where_no_cell_exists(db):
-    from macros.resolve import role_states
+    from macros.resolve import dimension_states
 
-    roles = {s.id: s.reason for s in role_states(db, db.model("kimi-k3"), "h100")}
+    roles = {s.id: s.reason for s in dimension_states(db, db.model("kimi-k3"), "role",
+                                                      {"hw": "h100"})}
     assert roles["prefill"] == "gate.no-cell"
 
 
 # --- effective configuration --------------------------------------------------------------------
 
 def effective(db, hw, role, strategy, **picks):
-    res = resolve(db, "kimi-k3", hw, role, strategy, picks)
+    res = resolve(db, Selection("kimi-k3", {"hw": hw, "role": role, "strategy": strategy}, picks))
     return {e.knob: (e.value, e.source.value) for e in res.effective}
 
 
@@ -250,7 +251,7 @@ def test_gb200_dcp_comm_backend_resolves_to_fi_a2a(db):
 
 
 def test_pins_carry_their_reason(db):
-    res = resolve(db, "kimi-k3", "b200", "unified", "balanced", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b200", "role": "unified", "strategy": "balanced"}))
     eff = {e.knob: e for e in res.effective}
     assert eff["moe_runner"].source.value == "pinned"
     assert eff["moe_runner"].because == "pin.b200-moe-runner"
@@ -276,8 +277,8 @@ def test_no_spec_leaves_max_running_requests_to_the_default(db):
 
 
 def test_redirect_and_warn_cells_carry_their_caveat(db):
-    res = resolve(db, "kimi-k3", "b300", "unified", "high-throughput", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "high-throughput"}))
     assert [c.text.id for c in res.caveats if c.kind == "redirect"] == ["warn.ht-large-scale-lane"]
-    res = resolve(db, "kimi-k3", "gb200", "decode", "low-latency", {})
+    res = resolve(db, Selection("kimi-k3", {"hw": "gb200", "role": "decode", "strategy": "low-latency"}))
     assert [c.text.id for c in res.caveats if c.kind == "warn"] == \
         ["warn.gb200-decode-ll-prefill-pairing"]

@@ -7,10 +7,11 @@ from collections import Counter
 
 import pytest
 
+from macros.selection import Selection
 from macros import render
 from macros.check import check_text
 from macros.resolve import resolve
-from macros.selections import deployment_selections, sample_playground, split
+from macros.selections import deployment_selections, sample_playground
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,8 @@ def _signature(findings):
 
 
 def test_every_cell_is_reachable(db, selections):
-    cells = {(s["hw"], s["role"], s["strategy"]) for s in selections}
+    model = db.model("kimi-k3")
+    cells = {model.key(s) for s in selections}
     assert len(cells) == 50
     assert len(selections) > 2000
 
@@ -32,11 +34,10 @@ def test_every_deployment_selection_checks_clean_and_round_trips(db, selections)
     model = db.model("kimi-k3")
     failures = []
     for sel in selections:
-        hw, role, strategy, picks = split(sel)
-        res = resolve(db, "kimi-k3", hw, role, strategy, picks)
+        res = resolve(db, Selection.flat(model, sel))
         errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
         printed = render.command_text(db, model, res, "en")
-        again = check_text(db, printed, model_id="kimi-k3", hw=hw, role=role, strategy=strategy)
+        again = check_text(db, printed, model_id="kimi-k3", **res.match)
         router = render.router_text(res)
         router_errors = [f.rule for f in check_text(db, router, model_id="kimi-k3")
                          if f.severity.value == "error"] if router else []
@@ -49,7 +50,7 @@ def test_every_deployment_selection_checks_clean_and_round_trips(db, selections)
 def test_sampled_playground_selections_check_clean(db):
     failures = []
     for sel in sample_playground(db, "kimi-k3", 300, seed=11):
-        res = resolve(db, "kimi-k3", *split(sel))
+        res = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
         errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
         if errors:
             failures.append((sel, errors))
@@ -58,6 +59,6 @@ def test_sampled_playground_selections_check_clean(db):
 
 def test_resolution_is_deterministic(db, selections):
     sel = selections[len(selections) // 2]
-    a = resolve(db, "kimi-k3", *split(sel))
-    b = resolve(db, "kimi-k3", *split(sel))
+    a = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
+    b = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
     assert a == b

@@ -92,17 +92,18 @@ def evaluate_shell(example) -> str | None:
         COUNTS[(kind, lang, "shell-skipped")] += 1
         return None
     db = cached_database()
-    known = {"model", "hw", "role", "strategy", "skip", "generated"}
+    own = {"model", "skip", "generated"}
+    known = set(own)
     model_id = directive.get("model")
     if model_id in db.models:
-        known |= set(db.model(model_id).axis_index)
+        known |= set(db.model(model_id).dimensions) | set(db.model(model_id).axis_index)
     unknown = sorted(set(directive) - known)
     if unknown:
         return (f"{example.path}:{example.line}: the check directive has unknown keys "
-                f"{unknown} (known: model, hw, role, strategy, skip and the model's settings)")
+                f"{unknown} (known: model, skip and the model's dimensions and settings)")
+    context = {k: v for k, v in directive.items() if k not in own}
     try:
-        findings = check_text(db, str(source), model_id=model_id, hw=directive.get("hw"),
-                              role=directive.get("role"), strategy=directive.get("strategy"))
+        findings = check_text(db, str(source), model_id=model_id, **context)
     except RecipeError as exc:
         return f"{example.path}:{example.line}: bad check directive: {exc}"
     if findings and findings[0].rule == "parse.no-command":

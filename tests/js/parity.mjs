@@ -3,7 +3,7 @@
 //
 //   node tests/js/parity.mjs EXPORT_EN.json EXPORT_KO.json SELECTIONS.json OUT.json
 //
-// SELECTIONS.json is a list of {hw, role, strategy, [avg_len], <axis>: option}. OUT.json gets
+// SELECTIONS.json is a list of {hw, <dimension>: option, [avg_len], <axis>: option}. OUT.json gets
 // one object per selection, in the same order (or {error} when the interpreter throws).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,7 +26,7 @@ const out = selections.map((sel) => {
     const res = pg.compose(en, sel);
     const resKo = pg.compose(ko, sel);
     return {
-      hw: res.hw, role: res.role, strategy: res.strategy,
+      match: res.match, pd: res.pd,
       picks: Object.fromEntries(Object.entries(res.picks).filter(([, v]) => v !== null)),
       command_en: pg.commandText(en, res),
       command_ko: pg.commandText(ko, resKo),

@@ -268,7 +268,7 @@
     if (READER_FROM === data) return;
     var found = [];
     var texts = Object.keys(data.model.placeholders).map(function (k) { return data.model.placeholders[k]; })
-      .concat(data.model.pd.router.flags);
+      .concat(data.model.pd ? data.model.pd.router.flags : []);
     texts.forEach(function (text) { found = found.concat(text.match(/<[a-z0-9][a-z0-9.-]*>/g) || []); });
     setReaderPlaceholders(found);
     READER_FROM = data;
@@ -355,14 +355,14 @@
   // calculator.KV_BYTES: bytes per KV element by --kv-cache-dtype (others are 16-bit).
   var KV_BYTES = { fp8_e4m3: 1, fp8_e5m2: 1, mxfp8: 1, nvfp4: 0.5, fp4_mx_block16: 0.5 };
 
-  function readInputs(flags, env, role, c) {
+  function readInputs(flags, env, pd, c) {
     var tp = intFlag(flags, '--tp-size', 8);
     var attnDp = has(flags, '--enable-dp-attention') ? intFlag(flags, '--dp-size', 1) : 1;
     var attnTp = roundHalfEven(attnDp ? tp / attnDp : tp);
     var dcp = intFlag(flags, '--dcp-size', 1), pp = intFlag(flags, '--pp-size', 1);
     var strategy = first(flags, '--mamba-radix-cache-strategy', 'extra_buffer');
     var slots;
-    if (role === 'decode' || has(flags, '--disable-radix-cache')) slots = 1;
+    if (pd === 'decode' || has(flags, '--disable-radix-cache')) slots = 1;
     else if (strategy === 'no_buffer') slots = 3;
     else {
       var skipLock = get(env, 'SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK') === '1' ? 1 : 0;
@@ -371,7 +371,7 @@
     }
     var algo = first(flags, '--speculative-algorithm', '').toUpperCase();
     var spec = !!algo, drafts = 0;
-    if (spec && !has(flags, '--enable-linear-replayssm-spec') && role !== 'prefill') {
+    if (spec && !has(flags, '--enable-linear-replayssm-spec') && pd !== 'prefill') {
       var dflash = algo === 'DFLASH';
       drafts = intFlag(flags, dflash ? '--speculative-dflash-block-size' : '--speculative-dspark-block-size', dflash ? 8 : 7) + 1;
     }
@@ -407,10 +407,11 @@
   function indexOf(data) {
     var ix = INDEX && INDEX.get(data);
     if (ix) return ix;
-    ix = { cells: {}, platforms: {}, gates: {}, transforms: {} };
+    ix = { cells: {}, prefixes: {}, platforms: {}, gates: {}, transforms: {}, dims: dimensionsOf(data) };
     data.cells.forEach(function (cell) {
-      var m = cell.match;
-      ix.cells[m.hw + '|' + m.role + '|' + m.strategy] = cell;
+      var key = ix.dims.map(function (d) { return cell.match[d]; });
+      ix.cells[key.join('|')] = cell;
+      for (var i = 1; i <= key.length; i++) ix.prefixes[key.slice(0, i).join('|')] = true;
     });
     data.platforms.forEach(function (p) { ix.platforms[p.id] = p; });
     (data.rules.gates || []).forEach(function (g) {
@@ -439,11 +440,23 @@
 
   function list(x) { return x || []; }
 
+  // The ordered keys of a cell: the hardware, then the dimensions the model declares.
+  function dimensionsOf(data) {
+    return ['hw'].concat(list(data.model.dimensions).map(function (d) { return d.id; }));
+  }
+
+  function pdServer(info, ctx) {  // resolve.pd_server
+    if (!info.pd) return null;
+    var kinds = ['prefill', 'decode'];
+    for (var i = 0; i < kinds.length; i++) if (evaluate(info.pd[kinds[i]].when, ctx) === true) return kinds[i];
+    return null;
+  }
+
   // The command while it is being composed, and the context rules read (_State).
-  function State(data, ix, cell, hw, role, strategy, avgLen) {
+  function State(data, ix, cell, match, avgLen) {
     this.data = data; this.ix = ix; this.cell = cell;
-    this.hw = hw; this.role = role; this.strategy = strategy; this.avgLen = avgLen;
-    this.platform = ix.platforms[hw];
+    this.match = match; this.hw = match.hw; this.avgLen = avgLen;
+    this.platform = ix.platforms[match.hw];
     this.cellFlagMap = flagMap(cell.flags.map(function (f) { return { name: f[0], values: f[1] }; }));
     this.picks = {};
     this.toks = cell.flags.map(function (f) { return { flag: { name: f[0], values: f[1].slice() }, origin: 'cell' }; });
@@ -456,9 +469,7 @@
   }
 
   State.prototype.value = function (key) {
-    if (key === 'hw') return this.hw;
-    if (key === 'role') return this.role;
-    if (key === 'strategy') return this.strategy;
+    if (has(this.match, key)) return this.match[key];
     if (key.indexOf('hw.') === 0) return attr(this.platform, key.slice(3));
     if (key.indexOf('cell.') === 0) return get(this.cell, key.slice(5));
     if (key === 'nodes') return this.nodes;
@@ -492,7 +503,11 @@
     return null;
   };
   State.prototype.calcInputs = function () {
-    return readInputs(this.flags(), this.env(), this.role, this.data.model.calculator);
+    return readInputs(this.flags(), this.env(), this.pd(), this.data.model.calculator);
+  };
+  State.prototype.pd = function () {  // read once the axes are picked, as in _State.pd
+    if (this._pd === undefined) this._pd = pdServer(this.data.model, this);
+    return this._pd;
   };
   State.prototype.ratioValue = function () {
     if (this.calcReason() !== null) return null;
@@ -511,7 +526,10 @@
       if (!has(this.platform, name.slice(3))) throw new Error('unknown name ' + name);
       return this.platform[name.slice(3)];
     }
-    if (name.indexOf('pd.ports.') === 0) return this.data.model.pd.ports[name.slice(9)];
+    if (name.indexOf('pd.ports.') === 0 && this.data.model.pd) {
+      var server = get(this.data.model.pd, name.slice(9));
+      if (server && (name === 'pd.ports.prefill' || name === 'pd.ports.decode')) return server.port;
+    }
     if (name === 'nodes') return this.nodes;
     if (name === 'ratio') {
       var v = this.ratioValue();
@@ -520,12 +538,11 @@
     throw new Error("unknown name '" + name + "'");
   };
 
-  // Context for gating role and strategy, before a cell is chosen (_GateContext).
-  function GateContext(platform, hw, role) { this.platform = platform; this.hw = hw; this.role = role; }
+  // Context for gating the dimensions, before a cell is chosen (_GateContext).
+  function GateContext(platform, prefix) { this.platform = platform; this.prefix = prefix; }
   GateContext.prototype.value = function (key) {
-    if (key === 'hw') return this.hw;
-    if (key === 'role') return this.role === undefined ? null : this.role;
-    if (key.indexOf('hw.') === 0) return attr(this.platform, key.slice(3));
+    if (has(this.prefix, key)) return this.prefix[key];
+    if (key.indexOf('hw.') === 0 && this.platform) return attr(this.platform, key.slice(3));
     return null;
   };
   GateContext.prototype.flags = GateContext.prototype.cellFlags = GateContext.prototype.env =
@@ -545,18 +562,15 @@
     return { id: option, state: 'enabled', reason: null };
   }
 
-  function roleStates(data, hw) {
-    var ix = indexOf(data), ctx = new GateContext(ix.platforms[hw], hw);
-    return data.model.roles.map(function (r) {
-      var exists = r.strategies.some(function (s) { return has(ix.cells, hw + '|' + r.id + '|' + s); });
-      return gateState(data, ctx, 'role', r.id, exists);
+  function dimensionStates(data, dim, prefix) {  // resolve.dimension_states
+    var ix = indexOf(data), ctx = new GateContext(ix.platforms[prefix.hw], prefix);
+    var earlier = ix.dims.slice(0, ix.dims.indexOf(dim)).map(function (d) { return prefix[d]; });
+    var options = list(data.model.dimensions).filter(function (d) { return d.id === dim; })[0].options;
+    return options.map(function (o) {
+      if (o.when && Object.keys(o.when).length && evaluate(o.when, ctx) !== true)
+        return { id: o.id, state: 'hidden', reason: null };
+      return gateState(data, ctx, dim, o.id, has(ix.prefixes, earlier.concat([o.id]).join('|')));
     });
-  }
-
-  function strategyStates(data, hw, role) {
-    var ix = indexOf(data), ctx = new GateContext(ix.platforms[hw], hw, role);
-    var r = data.model.roles.filter(function (x) { return x.id === role; })[0];
-    return r.strategies.map(function (s) { return gateState(data, ctx, 'strategy', s, has(ix.cells, hw + '|' + role + '|' + s)); });
   }
 
   function choose(value, states) {
@@ -684,10 +698,12 @@
     var info = st.data.model, values = {};
     Object.keys(info.placeholders).forEach(function (k) { values[k] = info.placeholders[k]; });
     values.MODEL_NAME = modelName;
-    values.PREFILL_PORT = String(info.pd.ports.prefill);
-    values.DECODE_PORT = String(info.pd.ports.decode);
-    values.ROUTER_PORT = String(info.pd.router.port);
-    values.BOOTSTRAP_PORT = String(info.pd.bootstrap_port);
+    if (info.pd) {
+      values.PREFILL_PORT = String(info.pd.prefill.port);
+      values.DECODE_PORT = String(info.pd.decode.port);
+      values.ROUTER_PORT = String(info.pd.router.port);
+      values.BOOTSTRAP_PORT = String(info.pd.bootstrap_port);
+    }
     return values;
   }
 
@@ -697,19 +713,22 @@
     return text;
   }
 
-  /** Compose the command for a selection ({hw, role, strategy, avg_len, <axis>: option}).
+  /** Compose the command for a selection ({hw, <dimension>: option, avg_len, <axis>: option}).
    *  Same as resolve(db, model, ..., strict=False): an impossible selection snaps to the
    *  nearest valid one. Unknown keys are ignored (a URL hash may carry anything). */
   function compose(data, selection) {
     readerPlaceholdersOf(data);
     var sel = selection || {}, info = data.model, ix = indexOf(data);
-    var hw = info.hardware.indexOf(sel.hw) >= 0 ? sel.hw : info.hardware[0];
-    var roles = roleStates(data, hw), role = choose(sel.role, roles);
-    var strategies = strategyStates(data, hw, role), strategy = choose(sel.strategy, strategies);
-    var cell = ix.cells[hw + '|' + role + '|' + strategy];
+    var match = { hw: info.hardware.indexOf(sel.hw) >= 0 ? sel.hw : info.hardware[0] };
+    var dimStates = {};
+    ix.dims.slice(1).forEach(function (dim) {
+      dimStates[dim] = dimensionStates(data, dim, match);
+      match[dim] = choose(has(sel, dim) ? sel[dim] : null, dimStates[dim]);
+    });
+    var cell = ix.cells[ix.dims.map(function (d) { return match[d]; }).join('|')];
     var avgLen = sel.avg_len === undefined || sel.avg_len === null ? info.calculator.default_avg_len : Number(sel.avg_len);
     if (!(avgLen > 0) || !Number.isInteger(avgLen)) throw new Error('avg_len must be a positive whole number of tokens');
-    var st = new State(data, ix, cell, hw, role, strategy, avgLen);
+    var st = new State(data, ix, cell, match, avgLen);
     // Pick every axis first (gates read the cell and earlier picks), then edit the command.
     var axisStates = data.axes.map(function (axis) {
       var s = pickAxis(st, axis, has(sel, axis.id) ? sel[axis.id] : null);
@@ -725,10 +744,10 @@
         applyEdit(st, list(t.strip), list(t.add), list(t.env), list(t.strip_env), list(t.hints), list(t.insert_after), t.nodes || null);
       }
     });
-    return finish(st, axisStates, roles, strategies);
+    return finish(st, axisStates, dimStates);
   }
 
-  function finish(st, axisStates, roles, strategies) {
+  function finish(st, axisStates, dimStates) {
     var info = st.data.model;
     var modelName = firstMatch(info.model_names, st).name;
     var image = firstMatch(info.docker_images, st).image;
@@ -738,7 +757,7 @@
     });
     var env = st.envItems.map(function (kv) { return kv[0] + '=' + fillPlaceholders(kv[1], values); });
     var calcReason = st.calcReason(), ratioValue = st.ratioValue();
-    var pd = has(info.pd.ports, st.role);
+    var pd = st.pd();
     var router = null, hints = [];
     if (pd) {
       router = info.pd.router.flags.map(function (text) {
@@ -746,9 +765,8 @@
           return { name: f.name, values: f.values.map(function (v) { return fillPlaceholders(v, values); }) };
         });
       });
-      var roleLabel = info.roles.filter(function (r) { return r.id === st.role; })[0].label;
       hints.push({ id: 'ui.pd-banner', fields: { nodes: String(st.nodes), last_rank: String(st.nodes - 1),
-                                                 role: '@' + roleLabel, router_port: String(info.pd.router.port) } });
+                                                 role: '@' + info.pd[pd].label, router_port: String(info.pd.router.port) } });
     }
     // Every hint may use {nodes} and {last_rank}; '@id' field values are text ids.
     st.hints.forEach(function (h) {
@@ -758,7 +776,7 @@
     var picks = {};
     Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
     return {
-      model: info.id, hw: st.hw, role: st.role, strategy: st.strategy,
+      model: info.id, hw: st.hw, match: st.match, pd: pd,
       status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
       picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
       hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
@@ -768,7 +786,7 @@
       caveats: caveats(st, calcReason),
       diagnostics: checkState(st, flagsNow, envNow),
       effective: effective(st, flags),
-      axes: axisStates, roles: roles, strategies: strategies,
+      axes: axisStates, dimensions: dimStates,
       cell: st.cell
     };
   }
@@ -843,9 +861,7 @@
   function CheckContext(st, flags, env) { this.st = st; this._flags = flags; this._env = env; }
   CheckContext.prototype.value = function (key) {
     var st = this.st;
-    if (key === 'hw') return st.hw;
-    if (key === 'role') return st.role;
-    if (key === 'strategy') return st.strategy;
+    if (has(st.match, key)) return st.match[key];
     if (key === 'program') return 'server';
     if (key.indexOf('hw.') === 0) return attr(st.platform, key.slice(3));
     if (key.indexOf('cell.') === 0) return get(st.cell, key.slice(5));
@@ -1104,7 +1120,6 @@
 
   var SCRIPT = document.currentScript || document.querySelector('script[src*="assets/recipes/playground.js"]');
   var SCRIPT_SRC = SCRIPT && SCRIPT.src;
-  var AXES_TOP = ['hw', 'role', 'strategy'];
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -1141,6 +1156,7 @@
 
   function Playground(root, data) {
     this.root = root; this.data = data; this.lang = data.lang;
+    this.dims = dimensionsOf(data);  // the cell's keys: the Deploy card's first rows
     this.groups = {};  // axis key -> {box, buttons: {option: button}, tips: {option: span}}
     this.explicit = {};
     this.avgLen = data.model.calculator.default_avg_len;
@@ -1203,14 +1219,7 @@
     var controls = el('div', { className: 'rp-controls' });
     var deploy = el('fieldset', { className: 'rp-card rp-card--deploy' }, [el('legend', { text: this.t('ui.deploy') })]);
     this.group('hw', 'table.hardware', data.platforms, deploy);
-    this.group('role', 'table.role', data.model.roles, deploy);
-    var strategyLabels = {};
-    data.model.strategies.forEach(function (s) { strategyLabels[s.id] = s.label; });
-    var allStrategies = [];
-    data.model.roles.forEach(function (r) {
-      r.strategies.forEach(function (s) { if (allStrategies.indexOf(s) < 0) allStrategies.push(s); });
-    });
-    this.group('strategy', 'table.strategy', allStrategies.map(function (s) { return { id: s, label: strategyLabels[s] }; }), deploy);
+    list(data.model.dimensions).forEach(function (d) { self.group(d.id, d.label, d.options, deploy); });
     var cards = {};
     data.axes.forEach(function (axis) {
       var parent = deploy;
@@ -1291,14 +1300,14 @@
   };
 
   Playground.prototype.choose = function (key, value) {
-    if (AXES_TOP.indexOf(key) >= 0) this.top[key] = value;
+    if (this.dims.indexOf(key) >= 0) this.top[key] = value;
     else this.explicit[key] = value;
     this.update(true);
   };
 
   /** Is this hash a Playground selection (and not a heading anchor)? */
   Playground.prototype.owns = function (hash) {
-    var keys = AXES_TOP.concat(['avg_len'], this.data.axes.map(function (a) { return a.id; }));
+    var keys = this.dims.concat(['avg_len'], this.data.axes.map(function (a) { return a.id; }));
     return Object.keys(hash).some(function (k) { return keys.indexOf(k) >= 0; });
   };
 
@@ -1307,7 +1316,7 @@
     var axisIds = this.data.axes.map(function (a) { return a.id; });
     this.avgLen = consts.default_avg_len;
     Object.keys(hash).forEach(function (k) {
-      if (AXES_TOP.indexOf(k) >= 0) top[k] = hash[k];
+      if (self.dims.indexOf(k) >= 0) top[k] = hash[k];
       else if (k === 'avg_len') {
         var n = wholeNumber(hash[k], consts.min_avg_len, consts.max_avg_len);
         if (n !== null) self.avgLen = n;
@@ -1328,7 +1337,7 @@
     try {
       full = compose(this.data, this.selection());
       var top = { avg_len: this.avgLen };
-      AXES_TOP.forEach(function (k) { top[k] = full[k]; });
+      self.dims.forEach(function (k) { top[k] = full.match[k]; });
       plain = compose(this.data, top);
     } catch (e) { return; }
     Object.keys(this.explicit).forEach(function (k) {
@@ -1342,7 +1351,7 @@
 
   Playground.prototype.selection = function () {
     var sel = { avg_len: this.avgLen }, self = this;
-    AXES_TOP.forEach(function (k) { if (self.top[k]) sel[k] = self.top[k]; });
+    this.dims.forEach(function (k) { if (self.top[k]) sel[k] = self.top[k]; });
     Object.keys(this.explicit).forEach(function (k) { sel[k] = self.explicit[k]; });
     return sel;
   };
@@ -1357,7 +1366,7 @@
     }
     this.res = res;
     // The state is what the reader sees: snapped picks are forgotten, defaults stay implicit.
-    AXES_TOP.forEach(function (k) { self.top[k] = res[k]; });
+    this.dims.forEach(function (k) { self.top[k] = res.match[k]; });
     Object.keys(this.explicit).forEach(function (k) { if (res.picks[k] !== self.explicit[k]) delete self.explicit[k]; });
     this.renderControls(res);
     this.renderOutput(res);
@@ -1392,11 +1401,8 @@
     this.data.model.hardware.forEach(function (hw) {
       self.setOption('hw', { id: hw, state: 'enabled' }, hw === res.hw);
     });
-    res.roles.forEach(function (s) { self.setOption('role', s, s.id === res.role); });
-    var strategyIds = res.strategies.map(function (s) { return s.id; });
-    Object.keys(this.groups.strategy.buttons).forEach(function (id) {
-      var i = strategyIds.indexOf(id);
-      self.setOption('strategy', i < 0 ? { id: id, state: 'hidden' } : res.strategies[i], id === res.strategy);
+    this.dims.slice(1).forEach(function (dim) {
+      res.dimensions[dim].forEach(function (s) { self.setOption(dim, s, s.id === res.match[dim]); });
     });
     res.axes.forEach(function (a) {
       self.groups[a.axis].row.hidden = !a.visible;
@@ -1478,7 +1484,7 @@
   };
 
   Playground.prototype.writeHash = function (res) {
-    var parts = AXES_TOP.map(function (k) { return k + '=' + encodeURIComponent(res[k]); });
+    var parts = this.dims.map(function (k) { return k + '=' + encodeURIComponent(res.match[k]); });
     res.axes.forEach(function (a) { if (a.visible) parts.push(a.axis + '=' + encodeURIComponent(a.value)); });
     parts.push('avg_len=' + res.avg_len);
     var hash = '#' + parts.join('&');
