@@ -190,7 +190,7 @@ class ModelFile(Strict):
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
     pd: PD | None = None
-    calculator: CalculatorConsts
+    calculator: CalculatorConsts | None = None  # a model without one shows no panel or caveat
     branch_env: dict[str, str] = {}
 
 

@@ -279,6 +279,8 @@ class Site:
         if res.calculator is not None:
             return f"*{_md(self.t(res.calculator.id, model))}*"
         consts = model.info.calculator
+        if consts is None:
+            raise MacroError(f"ratio_table: {model_id} declares no calculator")
         inputs = calculator.inputs_of(res.flags, res.env, res.pd, consts)
         rows = [f"| {self.t('table.avg_len')} | `{self.t('table.ratio')}` |", "|---:|---:|"]
         for length in consts.common_lengths:
