@@ -131,7 +131,20 @@ def cmd_command(args) -> int:
             print()
             print(f"# {db.t(args.lang, 'ui.router')}")
             print(router)
-    return EXIT_OK
+    return _command_errors(db, model, res)
+
+
+def _command_errors(db, model, res) -> int:
+    """A composed command its own check finds an error in is not one to run: each error goes
+    to stderr (stdout keeps the command or the JSON, to see what is wrong) and the exit is 1."""
+    from . import render
+
+    errors = [d for d in res.diagnostics if d.severity.value == "error"]
+    for d in errors:
+        flags = f" [{', '.join(d.flags)}]" if d.flags else ""
+        print(f"error: {render.diagnostic_text(db, model, d, 'en')} ({d.rule}){flags}",
+              file=sys.stderr)
+    return EXIT_FINDINGS if errors else EXIT_OK
 
 
 def cmd_check(args) -> int:
@@ -363,7 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_command)
 
     s = sub.add_parser("check", help="check commands against the catalog and the rules")
-    s.add_argument("--model", help="model id whose rules apply (default: the only model)")
+    s.add_argument("--model", help="model id whose rules apply (default: the only model, or "
+                                   "the one whose served name --model-path gives)")
     s.add_argument("--hw", help="hardware id (same as --set hw=…)")
     s.add_argument("--role", help="shortcut for --set role=…")
     s.add_argument("--strategy", help="shortcut for --set strategy=…")

@@ -55,6 +55,12 @@ def _cell_text(text: str) -> str:
     return _md(text).replace("\n", " ")
 
 
+def _score(value: float) -> str:
+    """A score with every digit the data gives (``:g`` would round 99.9999 to 100)."""
+    value = float(value)
+    return f"{int(value):,}" if value.is_integer() else f"{value:,}"
+
+
 # A flag with the value that follows it when that value is a number or a snake_case id
 # ("--tp-size 8", "--kv-cache-dtype fp8_e4m3", not "--moe-runner-backend unset"), or an
 # environment variable with its value.
@@ -241,36 +247,64 @@ class Site:
         return "\n".join(out)
 
     def benchmarks(self, model_id: str) -> str:
+        """Every published result: speed rows (TTFT and TPOT headed with their latency
+        percentile), accuracy scores and the result's notes, under its cell, picks, status and
+        SGLang version. Results follow their rounds' order, each round's notes after them;
+        results that name no round come last."""
         model = self.db.model(model_id)
-        if model.benchmarks is None:
+        bench = model.benchmarks
+        if bench is None:
             return ""
+        groups = [(rnd, [r for r in bench.results if r.round == rnd.id])
+                  for rnd in model.info.rounds]
+        groups.append((None, [r for r in bench.results if r.round is None]))
         out = []
-        for rnd in model.info.rounds:
-            results = [r for r in model.benchmarks.results if r.round == rnd.id]
-            if not results:
-                continue
+        for rnd, results in groups:
             for res in results:
-                m = res.match
-                # the overlay picks the round ran with, by their short ids (MXFP4, DSPARK …)
-                extra = [self.t(f"opt.{k}.{v}", model) if k == "spec" else v.upper()
-                         for k, v in m.items() if k not in model.dimensions]
-                title = " · ".join(_md(x) for x in [*self._labels(model, m), *extra])
-                out.append(f"**{title}** ({self._badge_for(model, m)} "
-                           f"SGLang {_md(rnd.version)})\n")
-                out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
-                           f"{self.t('table.concurrency')} | {self.t('table.ttft')} | "
-                           f"{self.t('table.tpot')} | {self.t('table.throughput')} |")
-                out.append("|---:|---:|---:|---:|---:|---:|")
-                for row in res.rows:
-                    out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
-                               f"{row.ttft_ms:,g} | {row.tpot_ms:g} | {row.tok_s_gpu:,g} |")
-                out.append("")
-            for note in rnd.notes:
-                out.append(f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n")
+                out += self._bench_result(model, res, rnd.version if rnd else None)
+            if results and rnd is not None:
+                out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n"
+                        for note in rnd.notes]
         return "\n".join(out)
 
-    def _badge_for(self, model, match: dict) -> str:
-        cell = model.cell(match)
+    def _bench_result(self, model, res, round_version: str | None) -> list[str]:
+        """One result's title line, speed table, accuracy table and notes."""
+        bench = model.benchmarks
+        labels = self._labels(model, res.match)
+        # the Playground settings it ran with, by their labels
+        for axis_id, option in res.match.items():
+            if axis_id not in model.dimensions:
+                labels.append(self.t(next(o.label for o in model.axis_index[axis_id].options
+                                          if o.id == option), model))
+        # escaped whole: a part that starts like a list item ("0.5.16") is not at a line start
+        version = _md(f"SGLang {res.sglang or round_version}")
+        out = [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} {version})\n"]
+        if res.rows:
+            percentile = self.t(f"percentile.{res.latency_percentile or bench.latency_percentile}")
+            out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
+                       f"{self.t('table.concurrency')} | "
+                       f"{self.t('table.ttft-pct', percentile=percentile)} | "
+                       f"{self.t('table.tpot-pct', percentile=percentile)} | "
+                       f"{self.t('table.throughput')} |")
+            out.append("|---:|---:|---:|---:|---:|---:|")
+            for row in res.rows:
+                out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
+                           f"{row.ttft_ms:,g} | {row.tpot_ms:g} | {row.tok_s_gpu:,g} |")
+            out.append("")
+        if res.accuracy:
+            out += [f"| {self.t('table.benchmark')} | {self.t('table.score')} |", "|---|---:|"]
+            for item in res.accuracy:
+                decl = bench.accuracy_benchmarks[item.benchmark]
+                # a number in the catalog's unit text, as trusted as the headers; _cell_text
+                # would escape "88.1%" as a numbered list item
+                score = self.t(f"unit.{decl.unit}", score=_score(item.score))
+                out.append(f"| {_cell_text(self.t(decl.label, model))} | {score} |")
+            out.append("")
+        out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n" for note in res.notes]
+        return out
+
+    def _badge_for(self, model, res) -> str:
+        cell = model.cell(res.match)
         return self._badge(cell.status.value) if cell else ""
 
     def ratio_table(self, model_id: str, *dims, **picks) -> str:

@@ -195,6 +195,14 @@ def _helper_cases() -> dict:
     value += [{"flag": "--kv-cache-dtype", "values": v} for v in (["fp8_e4m3"], ["fp9"], [],
                                                                    ["auto", "fp8_e4m3"])]
     value += [{"flag": "--enable-metrics", "values": v} for v in ([], ["true"])]
+    # a model's branch_values entry for the flag: those values pass, any other is judged
+    branch = {"--kv-cache-dtype": {"fp9": "a branch"}, "--tp-size": {"eight": "a branch"},
+              "--enable-metrics": {"true": "a branch"}}
+    value += [{"flag": f, "values": v, "added": branch[f]}
+              for f, v in (("--kv-cache-dtype", ["fp9"]), ("--kv-cache-dtype", ["fp10"]),
+                           ("--kv-cache-dtype", ["fp9", "auto"]), ("--kv-cache-dtype", []),
+                           ("--tp-size", ["eight"]), ("--tp-size", ["0"]),
+                           ("--enable-metrics", ["true"]))]
     return {"fmt": fmt, "quote": quote, "parse": parse, "fill": fill, "evaluate": evaluate,
             "value": value}
 
@@ -207,7 +215,7 @@ def test_helpers_match_python(tmp_path, db):
 
     from macros.flags import READER_PLACEHOLDERS
 
-    from macros.catalog import value_problem
+    from macros.database import branch_value_problem
     from macros.export import export_model
 
     cases = _helper_cases()
@@ -256,7 +264,8 @@ def test_helpers_match_python(tmp_path, db):
         "fill": [safe(lambda c=c: conditions.fill(c["text"], lambda n: c["names"][n]))
                  for c in cases["fill"]],
         "evaluate": [conditions.evaluate(c["cond"], Ctx(c)) for c in cases["evaluate"]],
-        "value": [value_problem(db.catalog.flags[c["flag"]], tuple(c["values"]))
+        "value": [branch_value_problem(db.catalog.flags[c["flag"]], tuple(c["values"]),
+                                       {c["flag"]: c["added"]} if "added" in c else {})
                   for c in cases["value"]],
     }
     for key, values in want.items():

@@ -921,7 +921,9 @@
     return null;
   }
 
-  function valueProblem(name, spec, values) {  // catalog.value_problem
+  // catalog.value_problem, or database.branch_value_problem with the values the model's branch
+  // adds to this flag (`added`, its branch_values entry): those are judged as placeholders are.
+  function valueProblem(name, spec, values, added) {
     if (!spec.takes_value) return values.length ? name + " takes no value (got '" + values.join(' ') + "')" : null;
     if (!values.length && spec.nargs !== '*' && spec.nargs !== '?') return name + ' needs a value';
     if ((spec.nargs === null || spec.nargs === undefined || spec.nargs === 1 || spec.nargs === '?') && values.length > 1)
@@ -930,7 +932,7 @@
       return name + ' takes ' + spec.nargs + ' values (got ' + values.length + ')';
     for (var i = 0; i < values.length; i++) {
       var v = values[i];
-      if (PLACEHOLDER.test(v)) continue;
+      if (PLACEHOLDER.test(v) || (added && has(added, v))) continue;
       if (spec.choices && spec.choices.indexOf(v) < 0)
         return name + ' ' + v + ": '" + v + "' is not a valid choice (valid: " + spec.choices.join(', ') + ')';
       if (spec.late_choices && !spec.late_choices.some(function (c) { return String(c).toUpperCase() === v.toUpperCase(); }))
@@ -948,12 +950,13 @@
 
   function checkState(st, flags, env) {
     var data = st.data, catalog = data.catalog, out = [];
+    var branchValues = data.model.branch_values || {};
     Object.keys(flags).forEach(function (name) {
       var spec = get(catalog.flags, name);
       if (!spec) return out.push(finding('error', 'catalog.unknown-flag', [name], { flag: name }));
       if (spec.deprecated) out.push(finding('warning', 'catalog.deprecated-flag', [name],
                                             { flag: name, why: spec.deprecated.replace(/^deprecated:\s*/, '') }));
-      var problem = valueProblem(name, spec, flags[name]);
+      var problem = valueProblem(name, spec, flags[name], get(branchValues, name));
       if (problem) out.push(finding('error', 'catalog.bad-value', [name], { problem: problem }));
     });
     if (!has(flags, '--model-path')) out.push(finding('error', 'catalog.missing-model', ['--model-path']));
