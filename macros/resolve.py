@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from . import calculator, conditions
 from .conditions import attr as _attr
 from .catalog import is_placeholder
-from .database import Database, Model
+from .database import Database, Model, likely_typo
 from .errors import Problem, RecipeError, choices_hint
 from .flags import Flag, env_name, parse_flag_text
 from .schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Cell, Severity, Source
@@ -409,9 +409,11 @@ def _pick_cell_uncached(db, model, wanted: dict[str, str], strict) -> dict[str, 
     hw = wanted.get("hw")
     if hw not in hws:
         if strict:
+            near = likely_typo(str(hw), hws)  # the closest id is often another GPU
             raise SelectionError([Problem("<selection>", None, None,
-                                          f"hw '{hw}' is not a platform of {model.info.name} "
-                                          f"({choices_hint(str(hw), hws)})")])
+                                          f"hw '{hw}' is not a platform of {model.info.name} ("
+                                          + (f"did you mean '{near}'? " if near else "")
+                                          + f"known: {', '.join(hws)})")])
         hw = hws[0]
     match = {"hw": hw}
     for dim in model.dimensions[1:]:

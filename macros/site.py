@@ -47,7 +47,11 @@ def _md(text: str) -> str:
     tables, or a list or heading at the start of a line)."""
     escaped = html.escape(str(text), quote=False)
     escaped = _MD_SPECIAL.sub(r"\\\1", escaped)
-    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+    # "1." starts a list but "\1." is a backslash and a list: escape the dot ("1\."), which
+    # Markdown reads as a plain dot
+    return _MD_LINE_START.sub(lambda m: m.group(1) + (
+        m.group(2)[:-1] + "\\" + m.group(2)[-1] if m.group(2)[0].isdigit()
+        else "\\" + m.group(2)), escaped)
 
 
 def _cell_text(text: str) -> str:

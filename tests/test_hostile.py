@@ -3,6 +3,7 @@ llms.txt, and in shell commands (metacharacters are quoted)."""
 
 from __future__ import annotations
 
+import html
 import re
 import shlex
 import shutil
@@ -83,3 +84,15 @@ def test_shell_metacharacters_in_values_are_quoted(hostile_site, db):
     assert (EVIL_VALUE,) in values
     line = next(l for b in blocks for l in b.splitlines() if "touch /tmp/pwned" in l)
     assert shlex.split(line.rstrip(" \\")) == ["--model-loader-extra-config", EVIL_VALUE]
+
+
+@pytest.mark.parametrize("text", ["88.1% on GPQA", "2.5 Pro", "1) first", "10. tenth",
+                                  "- dash", "# hash", "> quote", "+ plus"])
+def test_reader_text_that_starts_like_markdown_reads_as_written(text):
+    """Inert, and with no stray backslash: the escape Markdown removes is the one we add."""
+    import markdown
+
+    from macros.site import _md
+
+    html_out = markdown.markdown(_md(text))
+    assert html_out == f"<p>{html.escape(text, quote=False)}</p>"
