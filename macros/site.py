@@ -33,30 +33,38 @@ class MacroError(Exception):
     """A macro was called with arguments that do not name a real selection."""
 
 
+_MD_ENTITIES = {c: f"&#{ord(c)};" for c in "[]()*_`\\!<>"}
+
+
 def _esc(text: str) -> str:
-    """Text from the database placed in Markdown/HTML: inert, never markup."""
-    return html.escape(str(text), quote=True)
+    """Text from the database in an HTML attribute or an admonition title: inert, never markup.
+    Markdown still reads links and emphasis there, so their characters go as entities too
+    (the browser shows them as written)."""
+    return "".join(_MD_ENTITIES.get(c, c) for c in html.escape(str(text), quote=True))
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
 _MD_LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])")
 
 
+def _inline(text: str) -> str:
+    """Reader text inside a line of Markdown: no HTML, links, emphasis, code or cell break."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
+
+
 def _md(text: str) -> str:
     """Reader text placed in Markdown: no HTML and no Markdown syntax (links, emphasis, code,
     tables, or a list or heading at the start of a line)."""
-    escaped = html.escape(str(text), quote=False)
-    escaped = _MD_SPECIAL.sub(r"\\\1", escaped)
     # "1." starts a list but "\1." is a backslash and a list: escape the dot ("1\."), which
     # Markdown reads as a plain dot
     return _MD_LINE_START.sub(lambda m: m.group(1) + (
         m.group(2)[:-1] + "\\" + m.group(2)[-1] if m.group(2)[0].isdigit()
-        else "\\" + m.group(2)), escaped)
+        else "\\" + m.group(2)), _inline(text))
 
 
 def _cell_text(text: str) -> str:
-    """Inert text that also cannot break a Markdown table cell."""
-    return _md(text).replace("\n", " ")
+    """Inert text in a table cell, which cannot start a list or a heading: one line."""
+    return _inline(text).replace("\n", " ")
 
 
 def _score(value: float) -> str:
@@ -78,6 +86,14 @@ def _prose(text: str) -> str:
     return "".join(f"`{p}`" if i % 2 else _md(p) for i, p in enumerate(parts))
 
 
+def _code_cell(text: str) -> str:
+    """Text as inline code in a table cell: a code span escapes HTML itself; the fence is
+    longer than any backtick run inside, and a pipe would still split the cell."""
+    text = str(text).replace("\n", " ").replace("|", "/")
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks} {text} {ticks}"
+
+
 def _fence(code: str, lang: str = "bash", attrs: str = "") -> str:
     ticks = "```"
     while ticks in code:
@@ -95,6 +111,10 @@ class Site:
     # -- helpers
     def t(self, text_id: str, model=None, **fields) -> str:
         return self.db.t(self.lang, text_id, model, **fields)
+
+    def th(self, text_id: str, model=None, **fields) -> str:
+        """Database text as a table heading: inert, one line, no cell separator."""
+        return _cell_text(self.t(text_id, model, **fields))
 
     def selection(self, model_id: str, dims: tuple, picks: dict) -> Selection:
         """A macro's arguments as a selection: positional values are the model's dimensions in
@@ -199,8 +219,8 @@ class Site:
     def effective(self, model_id: str, *dims, **picks) -> str:
         res = self.resolve(model_id, *dims, **picks)
         model = self.db.model(model_id)
-        rows = [f"| {self.t('table.knob')} | {self.t('table.value')} | {self.t('table.source')} "
-                f"| {self.t('table.why')} |", "|---|---|---|---|"]
+        rows = [f"| {self.th('table.knob')} | {self.th('table.value')} | {self.th('table.source')} "
+                f"| {self.th('table.why')} |", "|---|---|---|---|"]
         for e in res.effective:
             value = f"`{_cell_text(e.value)}`" if e.value is not None \
                 else f"*{_cell_text(self.t(e.value_text, model))}*"
@@ -222,8 +242,8 @@ class Site:
     def matrix(self, model_id: str) -> str:
         """Hardware × the model's dimensions with nodes and status; each links to its command."""
         model = self.db.model(model_id)
-        head = [self.t("table.hardware")] + [self.t(d.label, model) for d in model.info.dimensions] \
-            + [self.t("table.nodes"), self.t("table.status")]
+        head = [self.th("table.hardware")] + [self.th(d.label, model) for d in model.info.dimensions] \
+            + [self.th("table.nodes"), self.th("table.status")]
         rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for hw in model.info.hardware:
             p = self.db.platforms[hw]
@@ -280,29 +300,26 @@ class Site:
             if axis_id not in model.dimensions:
                 labels.append(self.t(next(o.label for o in model.axis_index[axis_id].options
                                           if o.id == option), model))
-        # escaped whole: a part that starts like a list item ("0.5.16") is not at a line start
         version = _md(f"SGLang {res.sglang or round_version}")
         out = [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} {version})\n"]
         if res.rows:
             percentile = self.t(f"percentile.{res.latency_percentile or bench.latency_percentile}")
-            out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
-                       f"{self.t('table.concurrency')} | "
-                       f"{self.t('table.ttft-pct', percentile=percentile)} | "
-                       f"{self.t('table.tpot-pct', percentile=percentile)} | "
-                       f"{self.t('table.throughput')} |")
+            out.append(f"| {self.th('table.isl')} | {self.th('table.osl')} | "
+                       f"{self.th('table.concurrency')} | "
+                       f"{self.th('table.ttft-pct', percentile=percentile)} | "
+                       f"{self.th('table.tpot-pct', percentile=percentile)} | "
+                       f"{self.th('table.throughput')} |")
             out.append("|---:|---:|---:|---:|---:|---:|")
             for row in res.rows:
                 out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
                            f"{row.ttft_ms:,g} | {row.tpot_ms:g} | {row.tok_s_gpu:,g} |")
             out.append("")
         if res.accuracy:
-            out += [f"| {self.t('table.benchmark')} | {self.t('table.score')} |", "|---|---:|"]
+            out += [f"| {self.th('table.benchmark')} | {self.th('table.score')} |", "|---|---:|"]
             for item in res.accuracy:
                 decl = bench.accuracy_benchmarks[item.benchmark]
-                # a number in the catalog's unit text, as trusted as the headers; _cell_text
-                # would escape "88.1%" as a numbered list item
-                score = self.t(f"unit.{decl.unit}", score=_score(item.score))
-                out.append(f"| {_cell_text(self.t(decl.label, model))} | {score} |")
+                score = self.th(f"unit.{decl.unit}", score=_score(item.score))
+                out.append(f"| {self.th(decl.label, model)} | {score} |")
             out.append("")
         out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n" for note in res.notes]
         return out
@@ -320,7 +337,7 @@ class Site:
         if consts is None:
             raise MacroError(f"ratio_table: {model_id} declares no calculator")
         inputs = calculator.inputs_of(res.flags, res.env, res.pd, consts)
-        rows = [f"| {self.t('table.avg_len')} | `{self.t('table.ratio')}` |", "|---:|---:|"]
+        rows = [f"| {self.th('table.avg_len')} | {_code_cell(self.t('table.ratio'))} |", "|---:|---:|"]
         for length in consts.common_lengths:
             value = calculator.ratio(inputs, length, consts)
             rows.append(f"| {length:,} | {calculator.fmt(value) if value else '—'} |")
@@ -344,9 +361,9 @@ class Site:
         if not groups:
             raise MacroError(f"scaling_table: no platform offers {'/'.join(dims)} {picks}")
         shapes = sorted(groups.items(), reverse=True)
-        head = [self.t("table.gpus")] + [
-            f"{self.t('table.layout')} ({_cell_text('/'.join(self.db.platforms[h].label for h in hws))})"
-            for _, hws in shapes] + [self.t("table.tp_ep"), self.t("table.dp")]
+        head = [self.th("table.gpus")] + [
+            f"{self.th('table.layout')} ({_cell_text('/'.join(self.db.platforms[h].label for h in hws))})"
+            for _, hws in shapes] + [self.th("table.tp_ep"), self.th("table.dp")]
         rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
         for option in model.axis_index[axis].options:
             results = [self.resolve(model_id, hws[0], *dims, **{**picks, axis: option.id})
