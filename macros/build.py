@@ -332,6 +332,9 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     scratch = scratch_root / f"site-{os.getpid()}-{int(time.time() * 1000)}"
     try:
+        if scratch_root.is_symlink():  # it could lead the scratch site anywhere
+            raise BuildFailed(f"{scratch_root} is a symbolic link; the build keeps its scratch "
+                              "there and follows no link: remove it")
         try:
             scratch_root.mkdir(exist_ok=True)
         except OSError as exc:
@@ -347,6 +350,10 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
             raise BuildFailed(f"could not move the new site into {out}: {exc.strerror}") from None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)  # the failed build, or the replaced site
+        try:
+            scratch_root.rmdir()  # only when empty: another build's scratch or caches stay
+        except OSError:
+            pass
         if in_main:  # None: a handler set outside Python, which cannot be put back
             signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
     return out

@@ -18,6 +18,7 @@ from pathlib import Path
 from .errors import Problem, RecipeError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
 
 
 def _db(args):
@@ -441,7 +442,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_FINDINGS
     except BrokenPipeError:
-        return EXIT_OK
+        # The reader stopped reading (`| head`): what was found is unknown to it, so the exit
+        # is the shell's for a broken pipe, never a pass; stdout is closed quietly.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_BROKEN_PIPE
     except OSError as exc:  # the system refused (disk full, permissions): not a bug
         where = exc.filename if exc.filename is not None else "<system>"
         print(f"error: {where}: {exc.strerror or exc}", file=sys.stderr)

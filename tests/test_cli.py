@@ -134,3 +134,20 @@ def test_a_slip_of_the_keyboard_in_a_platform_is_answered(cli, db, model_id):
     hw = db.model(model_id).info.hardware[0]
     r = cli("command", model_id, "--set", f"hw={hw}{hw[-1]}")
     assert r.code == 1 and f"(did you mean '{hw}'? known: " in r.err
+
+
+def test_a_reader_that_stops_reading_never_sees_a_pass(tmp_path):
+    """`recipes check … | head -1` under `set -o pipefail` must not look like a clean check."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "many.sh"
+    path.write_text("".join(f"sglang serve --model-path m --unknown-{i} 1\n" for i in range(3000)),
+                    encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "macros.cli", "check", "--file", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(str(path).encode())
+    proc.stdout.close()  # what `head -1` does after its line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -491,3 +491,25 @@ def test_no_command_changes_a_file_outside_its_declared_output(cli, sandbox, dat
         for files in (before, after):
             files.pop(str(declared), None)
     assert after == before, (argv, r.err)
+
+
+def test_a_scratch_folder_that_is_a_link_is_refused_and_nothing_is_written_through_it(
+        project, tmp_path, fake_mkdocs):
+    target = tmp_path / "a-persons-folder"
+    target.mkdir()
+    (target / "notes.md").write_text("mine\n")
+    before = snapshot(target)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / ".build").symlink_to(target)
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=tmp_path / "w" / "site", root=project, quiet=True)
+    assert str(exc.value) == (f"{tmp_path / 'w' / '.build'} is a symbolic link; the build keeps "
+                              "its scratch there and follows no link: remove it")
+    assert snapshot(target) == before and fake_mkdocs["calls"] == 0
+
+
+def test_a_build_leaves_no_empty_scratch_folder_beside_its_output(project, tmp_path, fake_mkdocs):
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    build_site(out=folder / "site", root=project, quiet=True)
+    assert sorted(p.name for p in folder.iterdir()) == ["site"]
