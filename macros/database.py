@@ -211,6 +211,10 @@ def load_database(root: Path | str = RECIPES) -> Database:
         model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text)
         if model:
             models[model.id] = model
+    if not out.problems and not models:
+        out.problems.append(Problem(_rel(root, base) + "/", None, None, "no model to publish: a "
+                                    "model is a folder here with its model.yaml (see "
+                                    "docs/en/guides/add-a-model.md)"))
     if out.problems:
         raise RecipeError(out.problems)
     for model in models.values():  # placeholders the reader fills in print unquoted

@@ -252,3 +252,11 @@ def test_the_playground_reads_only_the_first_8_kb_of_a_url_hash_and_drops_the_cu
                 "console.log(JSON.stringify(c.map((h) => Object.assign({}, pg.parseHash(h)))));",
                 [cut, huge])
     assert got == [{"hw": "b300", "x": "y" * 97, "p": "q" * 70}, {"avg_len": "2048", "x": "y" * 97}]
+
+
+def test_a_recipes_folder_without_any_model_is_an_error(cli, recipes_copy):
+    for model_id in MODELS:
+        shutil.rmtree(recipes_copy / model_id)
+    r = cli("--root", str(recipes_copy), "validate")
+    assert (r.code, r.err) == (1, "error: recipes/: no model to publish: a model is a folder "
+                                  "here with its model.yaml (see docs/en/guides/add-a-model.md)\n")
