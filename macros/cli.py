@@ -73,6 +73,7 @@ def _resolution_json(db, model, res, lang: str) -> dict:
     return {
         "model": res.model, "hw": res.hw, "match": res.match, "pd": res.pd,
         "status": res.status,
+        "cell_status": res.cell_status,
         "status_label": render.status_label(db, res.status, lang),
         "verified_in": res.verified_in,
         "nodes": res.nodes,

@@ -919,6 +919,13 @@ class _Validator:
                                  f"(first defined at line {line})")
                 else:
                     m.cell_index[key] = i
+            for j, picks in enumerate(cell.verified_with):
+                for axis_id, option in picks.items():
+                    self.option_of(d, p + ("verified_with", j, axis_id), axis_id, option)
+            if cell.verified_with and cell.status.value != "verified":
+                self.out.add(self.docs[d], p + ("verified_with",), "'verified_with' names the "
+                             "settings a verifying round ran with; this cell is "
+                             f"{cell.status.value}, not verified")
             if cell.status.value == "verified" and not cell.verified_in:
                 self.out.add(self.docs[d], p + ("status",), "a verified cell names the round "
                              f"that verified it in 'verified_in' (known: {', '.join(rounds)})")

@@ -66,7 +66,7 @@ class AxisState(Frozen):
 
 
 class Caveat(Frozen):
-    kind: str  # redirect | warn | pin | calculator | round
+    kind: str  # derived | redirect | warn | pin | calculator | round
     text: TextRef
     flag: str | None = None
 
@@ -76,7 +76,10 @@ class Resolution(Frozen):
     hw: str
     match: dict[str, str]  # the cell: the hardware and one option per dimension
     pd: str | None  # "prefill" or "decode" for a PD server, else None
+    # The status the reader is shown: the cell's, or "derived" where the cell is verified but
+    # this command is none of the commands its verifying round ran (``Cell.verified_with``).
     status: str
+    cell_status: str
     verified_in: str | None
     nodes: int
     picks: dict[str, str | None]
@@ -133,6 +136,7 @@ class _State:
     _flag_cache: Any = None
     _ratio_cache: Any = None
     _pd: Any = ()
+    check_shape: bool = True  # off while composing the verified shapes themselves
 
     @property
     def hw(self) -> str:
@@ -232,7 +236,12 @@ def pd_server(model: Model, ctx) -> str | None:
 def resolve(db: Database, sel: Selection, *, strict: bool = True) -> Resolution:
     """Compose the command for a selection. ``strict`` raises SelectionError on anything
     impossible; otherwise the selection snaps to the nearest valid one (the Playground's way)."""
+    return _resolve(db, sel, strict, shapes=True)
+
+
+def _resolve(db: Database, sel: Selection, strict: bool, shapes: bool) -> Resolution:
     st, axis_states = _select(db, sel, strict)
+    st.check_shape = shapes
     model = st.model
     for axis in model.axes:
         value = st.picks[axis.id]
@@ -672,13 +681,21 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             "router_port": str(info.pd.router.port)}))
     hints += [TextRef(id=h.id, fields=common) for h in st.hints]
     caveats = _caveats(st, calc_reason)
+    status = st.cell.status.value
+    if status == "verified" and st.check_shape:
+        changes = _derived(st, [f.text() for f in flags], env)
+        if changes is not None:
+            status = "derived"
+            caveats.insert(0, Caveat(kind="derived", text=TextRef(
+                id="status.derived.caveat", fields={"changes": "; ".join(changes)})))
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
     diagnostics = check_state(st.db, st.model, st.match, known,
                               {f.name: f.values for f in flags}, dict(st.env_items), st.cell)
     return Resolution(
         model=st.model.id, hw=st.hw, match=dict(st.match), pd=pd,
-        status=st.cell.status.value, verified_in=st.cell.verified_in, nodes=st.nodes,
+        status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
+        nodes=st.nodes,
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
@@ -687,6 +704,33 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         calculator=TextRef(id=calc_reason) if calc_reason else None,
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, flags),
         axes=axis_states)
+
+
+def _verified_commands(st: _State) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The commands (flags, env) the cell's verifying round ran: its defaults and each set of
+    settings ``verified_with`` lists, at the model's default request length. Once per cell."""
+    cache = st.model.cache.setdefault("verified_commands", {})
+    key = st.model.key(st.match)
+    if key not in cache:
+        out = []
+        for picks in [{}, *st.cell.verified_with]:
+            res = _resolve(st.db, Selection(st.model.id, dict(st.match), picks), False, False)
+            out.append((tuple(res.flag_texts), tuple(res.env)))
+        cache[key] = out
+    return cache[key]
+
+
+def _derived(st: _State, flags: list[str], env: list[str]) -> list[str] | None:
+    """None when the command is one its cell was verified with; else what differs from the
+    cell's default command, flag by flag and variable by variable."""
+    shapes = _verified_commands(st)
+    if (tuple(flags), tuple(env)) in shapes:
+        return None
+    base_flags, base_env = shapes[0]
+    changes = [f"+{x}" for x in flags if x not in base_flags] + \
+        [f"-{x}" for x in base_flags if x not in flags] + \
+        [f"+{x}" for x in env if x not in base_env] + [f"-{x}" for x in base_env if x not in env]
+    return changes or ["flag order"]
 
 
 def _caveats(st: _State, calc_reason: str | None) -> list[Caveat]:

@@ -254,6 +254,9 @@ class Cell(Strict):
     env: list[str] = []
     flags: list[str]
     pins: dict[str, str] = {}
+    # Settings (axis → option) of the runs that verified this cell beyond its defaults; a
+    # verified cell's command with other settings is shown as derived from it.
+    verified_with: list[dict[str, str]] = []
 
     @field_validator("env")
     @classmethod

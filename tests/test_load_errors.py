@@ -43,7 +43,7 @@ def test_cli_validate_prints_problems_and_exits_1(cli, recipes_copy):
     path.write_text(path.read_text().replace("strategy: balanced}", "strategy: balancd}", 1))
     r = cli("--root", str(recipes_copy), "validate")
     assert r.code == 1
-    assert "error: recipes/kimi-k3/cells.yaml:18:48: strategy 'balancd' is not known " \
+    assert "error: recipes/kimi-k3/cells.yaml:23:48: strategy 'balancd' is not known " \
            "(did you mean 'balanced'?" in r.err
     assert "Traceback" not in r.err
     assert "benchmarks.yaml" not in r.err  # no cascade of follow-on errors

@@ -53,6 +53,7 @@ def _expected(db, model_id: str, selection: dict) -> dict:
         "command_ko": render.command_text(db, model, res, "ko"),
         "router": render.router_text(res),
         "status": res.status,
+        "cell_status": res.cell_status,
         "ratio": res.ratio,
         "nodes": res.nodes,
         "rules": sorted({d.rule for d in res.diagnostics}),
@@ -120,7 +121,8 @@ def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
     assert len(sampled) >= SAMPLES
 
 
-KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "ratio",
+KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "cell_status",
+        "ratio",
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
 

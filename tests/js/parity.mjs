@@ -32,6 +32,7 @@ const out = selections.map((sel) => {
       command_ko: pg.commandText(ko, resKo),
       router: pg.routerText(en, res),
       status: res.status,
+      cell_status: res.cell_status,
       ratio: res.ratio,
       nodes: res.nodes,
       rules: [...new Set(res.diagnostics.map((d) => d.rule))].sort(),

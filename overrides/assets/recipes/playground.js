@@ -718,6 +718,10 @@
    *  Same as resolve(db, model, ..., strict=False): an impossible selection snaps to the
    *  nearest valid one. Unknown keys are ignored (a URL hash may carry anything). */
   function compose(data, selection) {
+    return composeWith(data, selection, true);
+  }
+
+  function composeWith(data, selection, checkShape) {
     readerPlaceholdersOf(data);
     var sel = selection || {}, info = data.model, ix = indexOf(data);
     var match = { hw: info.hardware.indexOf(sel.hw) >= 0 ? sel.hw : info.hardware[0] };
@@ -748,7 +752,36 @@
         applyEdit(st, list(t.strip), list(t.add), list(t.env), list(t.strip_env), list(t.hints), list(t.insert_after), t.nodes || null);
       }
     });
+    st.checkShape = checkShape;
     return finish(st, axisStates, dimStates);
+  }
+
+  // resolve._verified_commands: the commands the cell's verifying round ran, once per cell.
+  function verifiedCommands(st) {
+    var ix = st.ix, key = ix.dims.map(function (d) { return st.match[d]; }).join('|');
+    ix.verified = ix.verified || {};
+    if (!has(ix.verified, key)) {
+      ix.verified[key] = [{}].concat(list(st.cell.verified_with)).map(function (picks) {
+        var sel = {};
+        Object.keys(st.match).forEach(function (k) { sel[k] = st.match[k]; });
+        Object.keys(picks).forEach(function (k) { sel[k] = picks[k]; });
+        var res = composeWith(st.data, sel, false);
+        return { flags: res.flags.map(flagText), env: res.env };
+      });
+    }
+    return ix.verified[key];
+  }
+
+  // resolve._derived: null when the command is one its cell was verified with, else the changes
+  function derivedChanges(st, flags, env) {
+    var shapes = verifiedCommands(st), same = function (a, b) { return a.join('\0') === b.join('\0') && a.length === b.length; };
+    if (shapes.some(function (s) { return same(s.flags, flags) && same(s.env, env); })) return null;
+    var base = shapes[0], out = [];
+    flags.forEach(function (x) { if (base.flags.indexOf(x) < 0) out.push('+' + x); });
+    base.flags.forEach(function (x) { if (flags.indexOf(x) < 0) out.push('-' + x); });
+    env.forEach(function (x) { if (base.env.indexOf(x) < 0) out.push('+' + x); });
+    base.env.forEach(function (x) { if (env.indexOf(x) < 0) out.push('-' + x); });
+    return out.length ? out : ['flag order'];
   }
 
   function finish(st, axisStates, dimStates) {
@@ -779,15 +812,23 @@
     var flagsNow = flagMap(flags), envNow = st.env();
     var picks = {};
     Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
+    var status = st.cell.status, cav = caveats(st, calcReason);
+    if (status === 'verified' && st.checkShape) {
+      var changes = derivedChanges(st, flags.map(flagText), env);
+      if (changes !== null) {
+        status = 'derived';
+        cav.unshift({ kind: 'derived', text: { id: 'status.derived.caveat', fields: { changes: changes.join('; ') } }, flag: null });
+      }
+    }
     return {
       model: info.id, hw: st.hw, match: st.match, pd: pd,
-      status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
+      status: status, cell_status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
       picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
       hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
       ratio: ratioValue === null ? null : fmt(ratioValue), ratio_value: ratioValue,
       calculator: calcReason ? { id: calcReason, fields: {} } : null,
       calc_inputs: calcReason || !info.calculator ? null : st.calcInputs(),
-      caveats: caveats(st, calcReason),
+      caveats: cav,
       diagnostics: checkState(st, flagsNow, envNow),
       effective: effective(st, flags),
       axes: axisStates, dimensions: dimStates,
