@@ -28,6 +28,8 @@ LANGS = ("en", "ko")
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "recipes"
 _TEXT_ID = re.compile(r"^[a-z0-9_.-]+$")
+# What the export ships and the Playground looks up: a kind and a name, "role.unified".
+EXPORTED_TEXT_ID = re.compile(r"^[a-z0-9_]+(?:[.-][a-z0-9_]+)+$")
 _FIELD = re.compile(r"\{([a-z_]+)\}")
 HINT_FIELDS = {"nodes", "last_rank"}  # what resolve fills into every hint
 # Context keys the engine itself answers; a dimension or an axis cannot take their names.
@@ -436,6 +438,11 @@ class _Validator:
         if text_id is None:
             return
         self.text_used.add(text_id)
+        if not EXPORTED_TEXT_ID.match(text_id):
+            self.out.add(self.docs[doc], path, f"text id '{text_id}' must be a kind and a name "
+                         "joined by '.' or '-', e.g. 'role.unified' (the Playground looks "
+                         "texts up by such ids)")
+            return
         missing = [lang for lang in LANGS if text_id not in self.m.text[lang]]
         if len(missing) == len(LANGS):
             self.out.add(self.docs[doc], path, f"unknown text id '{text_id}' "
@@ -832,6 +839,8 @@ class _Validator:
                 self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}'")
             seen[axis.id] = ai
             self.text(doc, base + ("label",), axis.label)
+            if axis.card is not None:  # the card's title
+                self.text(doc, base + ("card",), f"ui.card.{axis.card}")
             ids = [o.id for o in axis.options]
             if axis.default is None and not axis.default_by:
                 self.out.add(self.docs[doc], base, f"axis '{axis.id}' needs 'default' or 'default_by'")
@@ -919,6 +928,10 @@ class _Validator:
                                  f"(first defined at line {line})")
                 else:
                     m.cell_index[key] = i
+            if "nodes" in m.dimensions and cell.match.get("nodes") not in (None, str(cell.nodes)):
+                self.out.add(self.docs[d], p + ("nodes",), f"nodes {cell.nodes} differs from "
+                             f"the cell's nodes dimension '{cell.match['nodes']}' (the option "
+                             "ids of a nodes dimension are node counts)")
             for j, picks in enumerate(cell.verified_with):
                 for axis_id, option in picks.items():
                     self.option_of(d, p + ("verified_with", j, axis_id), axis_id, option)

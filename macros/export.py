@@ -12,10 +12,10 @@ import dataclasses
 import re
 from typing import Any
 
-from .database import Database
+from .database import EXPORTED_TEXT_ID, Database
 from .flags import parse_flag_text
 
-_TEXT_ID = re.compile(r"^[a-z0-9_]+(?:[.-][a-z0-9_]+)+$")
+_TEXT_ID = EXPORTED_TEXT_ID
 EXPORT_VERSION = 1
 
 

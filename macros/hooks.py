@@ -1,7 +1,9 @@
 """MkDocs hooks (loaded by path from mkdocs.yml): build-time files that are not in docs/.
 
 - Korean build: English pages with no Korean file are added from docs/en (the page gets a
-  "not yet translated" notice from macros.i18n).
+  "not yet translated" notice from macros.i18n); a Korean page with no English page is refused.
+- Both builds: a file of the docs folder reached through a symlink is refused (it could
+  publish any file of the machine).
 - Both builds: the Playground's JSON export for each model, and after the build a Markdown
   copy of every page with its macros rendered plus ``llms.txt``, for agents without JavaScript.
 Nothing is ever written into docs/ or recipes/.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from macros import i18n
@@ -28,9 +31,23 @@ def _lang(config) -> str:
 def on_files(files, config):
     lang = _lang(config)
     docs_dir = Path(config["docs_dir"])
+    en_dir = docs_dir.parent / "en"
+    refused = []
+    for f in files:
+        if not f.abs_src_path or not Path(f.abs_src_path).is_relative_to(docs_dir):
+            continue  # added by a plugin, not a file of the docs folder
+        path = Path(f.abs_src_path)
+        name = i18n.display(path, docs_dir.parent)
+        problem = i18n.symlink_problem(path, docs_dir)
+        if problem:
+            refused.append(f"{name}: {problem}")
+        elif lang != "en" and f.is_documentation_page() and not (en_dir / f.src_uri).is_file():
+            refused.append(f"{name}: has no English source page "
+                           f"{i18n.display(en_dir / f.src_uri, docs_dir.parent)}")
+    if refused:
+        raise PluginError("\n".join(refused))
     i18n.FALLBACK_PAGES.clear()  # one process may build several sites (tests, benchmark)
     if lang != "en":
-        en_dir = docs_dir.parent / "en"
         present = {f.src_uri for f in files}
         for path in sorted(en_dir.rglob("*.md")):
             uri = path.relative_to(en_dir).as_posix()

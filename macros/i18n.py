@@ -1,5 +1,7 @@
-"""Translation bookkeeping: reading pages, their front matter, which Korean pages are missing
-or outdated, the notices, and the one edit a translator asks for (``recipes i18n-stamp``).
+"""Translation bookkeeping: reading pages, their front matter (every key with its place),
+which Korean pages are missing or outdated, which files a language folder may publish (none
+reached through a symlink), the notices, and the one edit a translator asks for (``recipes
+i18n-stamp``).
 
 Owns the source-hash convention: a Korean page records ``source_hash`` (the first 12 hex
 digits of the SHA-256 of its English source) in its YAML front matter; a different hash means
@@ -65,10 +67,20 @@ def read_page(path: Path, name: str) -> str:
 
 
 @dataclass(frozen=True)
+class Entry:
+    """One front-matter key with its value as MkDocs's YAML loader builds it."""
+    key: str
+    value: object
+    line: int  # of the key, 1-based in the page
+    col: int
+
+
+@dataclass(frozen=True)
 class FrontMatter:
     source_hash: str | None  # as written, never re-typed by YAML (a hash of digits stays text)
     hash_span: tuple[int, int] | None  # 'source_hash: value' in the text that was parsed
     close_at: int | None  # where the closing '---' line starts (None: no front matter)
+    entries: tuple[Entry, ...] = ()
 
 
 def _lines(text: str, start: int):
@@ -138,6 +150,7 @@ def front_matter(text: str, name: str) -> FrontMatter:
                       "must be keys with values (like 'source_hash: 3f2a9c1b7d40')")
     seen: set = set()
     source_hash = hash_span = None
+    entries = []
     values = yaml.SafeLoader("")  # builds each value the way MkDocs's loader would
     for key, value in node.value:
         if not isinstance(key, yaml.ScalarNode):
@@ -147,7 +160,7 @@ def front_matter(text: str, name: str) -> FrontMatter:
                           f"duplicate key '{key.value}'")
         seen.add(key.value)
         try:
-            values.construct_object(value, deep=True)
+            built = values.construct_object(value, deep=True)
         except (yaml.MarkedYAMLError, ValueError, TypeError, OverflowError,
                 RecursionError) as exc:
             what = exc.problem if isinstance(exc, yaml.MarkedYAMLError) else exc
@@ -157,9 +170,11 @@ def front_matter(text: str, name: str) -> FrontMatter:
             if not isinstance(value, yaml.ScalarNode):
                 raise problem(value.start_mark.line, value.start_mark.column,
                               "source_hash must be one value (12 hex digits)")
-            source_hash = value.value
+            source_hash = built = value.value
             hash_span = (yaml_start + key.start_mark.index, yaml_start + value.end_mark.index)
-    return FrontMatter(source_hash, hash_span, close_at)
+        entries.append(Entry(key.value, built, key.start_mark.line + 2,
+                             key.start_mark.column + 1))
+    return FrontMatter(source_hash, hash_span, close_at, tuple(entries))
 
 
 def source_hash(path: Path, name: str | None = None) -> str:
@@ -207,6 +222,22 @@ def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[[str], str
 
 def with_notice(markdown: str, note: str | None) -> str:
     return note + "\n\n" + markdown if note else markdown
+
+
+def symlink_problem(path: Path, root: Path) -> str | None:
+    """Why the site will not publish ``path``, a file or folder inside the language folder
+    ``root``: a symlink on the way (the file itself or a folder above it) could lead anywhere
+    on the machine. None when the path is itself."""
+    uri = Path(os.path.abspath(path)).relative_to(os.path.abspath(root))
+    try:
+        real = str(Path(path).resolve())
+        if real == str(Path(root).resolve() / uri):
+            return None
+    except (OSError, RuntimeError):  # a symlink loop is a RuntimeError before Python 3.13
+        real = "a symlink loop"
+    folder = display(Path(root), Path(root).parent)
+    return (f"is reached through a symlink (it leads to {real}); the site publishes only files "
+            f"that are inside {folder}/ themselves")
 
 
 def stamp_target(page: str, docs: Path = DOCS, lang: str = "ko") -> str:

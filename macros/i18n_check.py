@@ -1,49 +1,85 @@
 """The translator contract: what must be identical between an English page and its Korean
-translation, and the report that tells a translator what to fix.
+translation, what no page may contain, and the report that tells a translator what to fix.
 
 Same macro calls and template statements (with the same arguments, wherever they are: prose,
-code blocks, comments), same code blocks (comments aside), same check directives, same
-explicit heading anchors, same link targets and images, and no raw HTML the English page does
-not have; only prose and code comments differ. A page is also broken when its front matter is
-not closed or not YAML, when a code fence is never closed, or when its template does not
-parse. Missing, unstamped and outdated translations are listed as work to do.
-Owns ``page_problems``, the subset the build enforces page by page. Reads files only.
+code blocks, comments), same code blocks (comments aside, fence header included), same check
+directives, same explicit heading anchors, same attribute lists, same link targets and images,
+same front matter except title, description and source_hash, and no raw HTML the English page
+does not have; only prose and code comments differ. In every page: front matter only with the
+keys the site uses and values of their type (YAML between '---' lines, never MkDocs's
+'key: value' metadata lines), attribute lists and fence headers only with the attributes the
+site uses, and links and images only to http:, https:, mailto: or relative targets. Links,
+images and attribute lists are read by Python-Markdown itself, configured as in mkdocs.yml, so
+what is checked is what the build will publish. A page is also broken when its front matter is
+not closed or not YAML, when a code fence is never closed, or when its template does not parse.
+Missing, unstamped and outdated translations are listed as work to do.
+
+Owns ``page_problems`` (what the build refuses in a page: every contract error of a
+translation, every rule above for any page) and ``published_problems`` (the same safety rules
+on the Markdown a page's template produced). Reads files only.
 """
 
 from __future__ import annotations
 
 import bisect
 import difflib
+import functools
+import html
+import json
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
 from jinja2 import Environment, TemplateSyntaxError
+from markdown import Markdown, util
+from markdown.extensions.attr_list import AttrListTreeprocessor, get_attrs_and_remainder
+from markdown.treeprocessors import Treeprocessor
+from mkdocs.utils.meta import get_data as mkdocs_metadata
+from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 
 from .errors import Problem, RecipeError
-from .i18n import DOCS, display, front_matter, read_page, status
+from .i18n import (DOCS, ROOT, FrontMatter, display, front_matter, read_page, status,
+                   symlink_problem)
 
 _DIRECTIVE = re.compile(r"<!--\s*check:(.*?)-->", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
 _ANCHOR = re.compile(r"\{\s*#([\w-]+)[^}]*\}\s*$")
-_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_HREF = re.compile(r"\bhref=\"([^\"]+)\"")
-_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)")
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _RAW = re.compile(r"\{%-?\s*raw\s*-?%\}.*?\{%-?\s*endraw\s*-?%\}", re.S)
 # An inline code span, as Python-Markdown reads one: never across a blank line.
 _CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.S)
-# Anything Python-Markdown may pass through as a tag: '<' and a letter, up to '>' or the end of
-# the line. http(s)/ftp and e-mail autolinks are links, not HTML.
-_TAG = re.compile(r"<(?!(?:https?|ftp)://)(?![^<>\s@]+@)/?[A-Za-z][^<>\n]*>?")
+# Anything Python-Markdown may pass through as a tag: '<' and a letter, up to '>' (a tag may
+# span lines, never a blank one) or the end of its paragraph. http(s)/ftp and e-mail autolinks
+# are links, not HTML.
+_TAG = re.compile(r"<(?!(?:https?|ftp)://)(?![^<>\s@]+@)/?[A-Za-z](?:[^<>\n]|\n(?![ \t]*\n))*>?")
+_TAG_URL = re.compile(r"""\b(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 _JINJA = Environment()  # the delimiters mkdocs-macros uses; only its lexer runs here
+
+# Front matter: the keys this site's pages use, and how a translation may differ.
+FRONT_MATTER_KEYS = ("description", "hide", "source_hash", "title")
+TRANSLATABLE_KEYS = ("description", "source_hash", "title")
+HIDE_NAMES = ("footer", "navigation", "path", "toc")  # what Material's `hide` can hide here
+_PLAIN = "one line of plain text (no <, >, \", &, line breaks, control characters or template code)"
+_NOT_PLAIN = re.compile(r"[<>\"&]|\{[{%#]")
+# Attributes a page may set: in an attribute list ({ #id .class title="…" }), and in a fence
+# header also the highlighter's options. Python-Markdown escapes attribute-list values, the
+# highlighter does not escape a fence's id or classes: both must be plain names.
+ATTRIBUTES = ("id", ".", "title")
+FENCE_ATTRIBUTES = ("id", ".", "title", "hl_lines", "linenums")
+_NAME = re.compile(r"[\w-]+")
+SCHEMES = ("http", "https", "mailto")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_URL_NOISE = re.compile(r"[\t\n\r]")  # browsers drop these anywhere in a URL
+_URL_EDGES = "".join(map(chr, range(0x21)))  # and these at either end
 
 
 @dataclass(frozen=True)
 class Item:
     kind: str
     value: str
-    line: int
+    line: int | None
 
 
 @dataclass(frozen=True)
@@ -64,6 +100,7 @@ class Finding:
 class Page:
     items: list[Item]
     problems: list[Finding]  # what is broken in the page itself
+    front: FrontMatter | None  # None: the front matter is broken (a problem says how)
 
 
 def _lines_of(text: str):
@@ -76,8 +113,20 @@ def _blank(match: re.Match) -> str:
     return "\n" * match.group(0).count("\n")
 
 
+def _fence_language(info: str) -> str:
+    """A fence's language as superfences reads it: the word after the fence, else the first
+    class of its attribute list."""
+    m = RE_NESTED_FENCE_START.match("```" + info)
+    if m is None:
+        return ""
+    if m.group("lang"):
+        return m.group("lang")
+    classes = [v for k, v in get_attrs_and_remainder(m.group("attrs") or "")[0] if k == "."]
+    return classes[0] if classes else ""
+
+
 def _strip_comments(lang: str, body: str) -> str:
-    if lang.split()[0:1] and lang.split()[0] in ("python", "py", "bash", "sh", "shell", "console"):
+    if lang in ("python", "py", "bash", "sh", "shell", "console"):
         kept = []
         for line in body.splitlines():
             if line.lstrip().startswith("#"):
@@ -138,91 +187,340 @@ def template_tags(text: str) -> list[Item]:
     return items
 
 
-def extract(text: str, name: str) -> Page:
+def _as_rendered(text: str) -> str:
+    """What Markdown reads once the page's template ran, near enough to find links and
+    attributes: text and ``{% raw %}`` content as they are, each tag as one inert letter (a
+    macro's output is the project's own Markdown) with its line breaks kept."""
+    out = []
+    try:
+        for _, token, value in _JINJA.lexer.tokeniter(text, None):
+            if token == "data":
+                out.append(value)
+            else:
+                letter = "x" if token in ("variable_begin", "block_begin") else ""
+                out.append(letter + "\n" * value.count("\n"))
+    except TemplateSyntaxError:  # reported by extract(); the text is the best view left
+        return text
+    return "".join(out)
+
+
+# --- what Python-Markdown makes of a page --------------------------------------------------
+
+@dataclass
+class _Seen:
+    urls: list[tuple[str, str]] = field(default_factory=list)  # (kind, attribute text)
+    attr_lists: list[tuple[str, str]] = field(default_factory=list)  # (tag, list as written)
+
+
+class _RecordingAttrList(AttrListTreeprocessor):
+    """attr_list exactly as the build runs it, noting every attribute list it applies."""
+
+    def assign_attrs(self, elem, attrs_string, *, strict=False):
+        remainder = super().assign_attrs(elem, attrs_string, strict=strict)
+        if not (strict and remainder):
+            self.md.recipes_seen.attr_lists.append((elem.tag, attrs_string))
+        return remainder
+
+
+class _RecordingUrls(Treeprocessor):
+    """Every URL an element carries once Markdown is done (after backslash escapes)."""
+
+    def run(self, root):
+        for elem in root.iter():
+            for attr in ("href", "src"):
+                value = elem.get(attr)
+                if value is not None:
+                    kind = "image" if elem.tag == "img" and attr == "src" else "link target"
+                    self.md.recipes_seen.urls.append(
+                        (kind, value.replace(util.AMP_SUBSTITUTE, "&")))
+
+
+@functools.cache
+def _markdown() -> Markdown:
+    """Python-Markdown with mkdocs.yml's extensions, minus the build's own additions: toc's
+    ids and permalinks (the build's, not the author's) and Pygments (colours change nothing)."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    names, configs = [], {}
+    for entry in config.get("markdown_extensions") or []:
+        name, options = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
+        if name != "toc":
+            names.append(name)
+            configs[name] = dict(options or {})
+    if "pymdownx.highlight" in configs:
+        configs["pymdownx.highlight"]["use_pygments"] = False
+    md = Markdown(extensions=names, extension_configs=configs)
+    md.treeprocessors.register(_RecordingAttrList(md), "attr_list", 8)
+    md.treeprocessors.register(_RecordingUrls(md), "recipes_urls", -1)  # after 'unescape'
+    return md
+
+
+def _seen(markdown: str) -> _Seen:
+    md = _markdown()
+    md.reset()
+    md.recipes_seen = _Seen()
+    md.convert(markdown)
+    return md.recipes_seen
+
+
+def _url_text(value: str) -> str:
+    """The URL a browser reads from an attribute's text: entities decoded, tabs and line
+    breaks dropped, control characters and spaces at the ends stripped."""
+    return _URL_NOISE.sub("", html.unescape(value)).strip(_URL_EDGES)
+
+
+def _scheme_problem(kind: str, url: str) -> str | None:
+    m = _SCHEME.match(url)
+    if m is None or m.group(1).lower() in SCHEMES:
+        return None
+    return (f"{kind} {_show(url)} uses the scheme '{m.group(1)}:'; only http:, https:, mailto: "
+            "and relative links are allowed")
+
+
+def _plain_name(key: str, value: str | None) -> bool:
+    return key not in ("id", ".") or (value is not None and _NAME.fullmatch(value) is not None)
+
+
+def _attribute_problems(pairs, allowed: tuple[str, ...], what: str) -> list[str]:
+    shown = ", ".join({"id": "#id", ".": ".class"}.get(k, k) for k in allowed)
+    out = []
+    for key, value in pairs:
+        if key not in allowed:
+            out.append(f"{what}: '{key}' is not allowed (allowed: {shown})")
+        elif not _plain_name(key, value):
+            mark = "#" if key == "id" else "."
+            out.append(f"{what}: '{mark}{value}' is not a plain name (letters, digits, '_' "
+                       "and '-')")
+    return out
+
+
+def _fence_problems(info: str) -> list[str]:
+    """What a fence header sets that the site does not use, read as superfences reads it."""
+    m = RE_NESTED_FENCE_START.match("```" + info)
+    if m is None:
+        return []
+    if m.group("attrs") is not None:
+        pairs = get_attrs_and_remainder(m.group("attrs"))[0]
+    elif m.group("options"):
+        pairs = [(o.group("key"), o.group("value"))
+                 for o in RE_OPTIONS.finditer(m.group("options"))]
+    else:
+        return []
+    return _attribute_problems(pairs, FENCE_ATTRIBUTES, f"code fence {_show('```' + info)}")
+
+
+def _attr_list_value(tag: str, written: str) -> str:
+    """An attribute list as the contract compares it; a heading's id is its anchor, which the
+    contract compares as such."""
+    parts = []
+    for key, value in get_attrs_and_remainder(written)[0]:
+        if key == "id" and tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            continue
+        parts.append({"id": f"#{value}", ".": f".{value}"}.get(key) or
+                     (key if value is None else f'{key}="{value}"'))
+    return " ".join(parts)
+
+
+class _Locator:
+    """Where in the page a thing Markdown found was written: the first match after the
+    previous one (things come in page order), else the first anywhere, else nowhere."""
+
+    def __init__(self, text: str):
+        self.text, self.at, self.line = text, 0, _lines_of(text)
+
+    def find(self, patterns: list[re.Pattern]) -> int | None:
+        for pattern in patterns:
+            m = pattern.search(self.text, self.at) or pattern.search(self.text)
+            if m:
+                self.at = m.start() + 1
+                return self.line(m.start())
+        return None
+
+
+def _url_patterns(value: str) -> list[re.Pattern]:
+    url = _url_text(value)
+    needles = [value, url, url.removeprefix("mailto:")]
+    return [re.compile(re.escape(n)) for n in dict.fromkeys(needles) if n]
+
+
+def _attr_list_pattern(written: str) -> list[re.Pattern]:
+    return [re.compile(r"\{:?[ ]*" + re.escape(written) + r"\}")]
+
+
+def _markdown_view(rendered: str, source: str) -> tuple[list[Item], list[tuple[int | None, str]]]:
+    """Link targets, images and attribute lists of ``rendered`` as contract items with their
+    lines in ``source``, and what breaks the rules for them, as (line, what)."""
+    seen = _seen(rendered)
+    items, problems = [], []
+    urls, lists = _Locator(source), _Locator(source)
+    for kind, value in seen.urls:
+        line, url = urls.find(_url_patterns(value)), _url_text(value)
+        items.append(Item(kind, url, line))
+        problem = _scheme_problem(kind, url)
+        if problem:
+            problems.append((line, problem))
+    for tag, written in seen.attr_lists:
+        line = lists.find(_attr_list_pattern(written))
+        shown = _show("{ " + written.strip() + " }")
+        problems += [(line, p) for p in _attribute_problems(
+            get_attrs_and_remainder(written)[0], ATTRIBUTES, f"attribute list {shown}")]
+        value = _attr_list_value(tag, written)
+        if value:
+            items.append(Item("attribute list", value, line))
+    return items, problems
+
+
+# --- front matter --------------------------------------------------------------------------
+
+def _plain_text_problem(value: object) -> str | None:
+    if not isinstance(value, str):
+        return "found " + ("nothing" if value is None else f"a {type(value).__name__} value")
+    if not value.strip():
+        return "found an empty text"
+    for char in value:
+        if char in "\n\r\u2028\u2029":
+            return "found a line break"
+        if unicodedata.category(char) in ("Cc", "Cf"):
+            return f"found the control character U+{ord(char):04X}"
+    m = _NOT_PLAIN.search(value)
+    return f"found {_show(m.group(0))}" if m else None
+
+
+def _front_matter_problems(text: str, front: FrontMatter, name: str,
+                           translation: bool) -> list[Finding]:
+    if front.close_at is None:
+        if mkdocs_metadata(text)[1]:
+            return [Finding("error", name, 1, "front matter: MkDocs reads the 'key: value' "
+                            "lines at the top of this page as metadata; start the page with its "
+                            "heading, or write front matter between '---' lines", 1)]
+        return []
+    allowed = [k for k in FRONT_MATTER_KEYS if translation or k != "source_hash"]
+    out = []
+    for entry in front.entries:
+        what = None
+        if entry.key not in allowed:
+            what = f"'{entry.key}' is not allowed (allowed: {', '.join(allowed)})"
+        elif entry.key in ("title", "description"):
+            why = _plain_text_problem(entry.value)
+            what = f"'{entry.key}' must be {_PLAIN}; {why}" if why else None
+        elif entry.key == "hide":
+            rule = f"'hide' must be a list of page parts from: {', '.join(HIDE_NAMES)}"
+            names = entry.value if isinstance(entry.value, list) else None
+            wrong = [n for n in names or () if n not in HIDE_NAMES]
+            if names is None:
+                what = f"{rule}; found {_show(str(entry.value))}, not a list"
+            elif wrong:
+                what = f"{rule}; found {_show(str(wrong[0]))}"
+            elif len(set(names)) != len(names):
+                what = f"{rule}, each once"
+        elif not re.fullmatch(r"[0-9a-f]{12}", str(entry.value)):
+            what = (f"'source_hash' must be 12 lowercase hex digits (recipes i18n-stamp writes "
+                    f"it); found {_show(str(entry.value))}")
+        if what:
+            out.append(Finding("error", name, entry.line, f"front matter: {what}", entry.col))
+    return out
+
+
+def _front_matter_differences(en: FrontMatter, ko: FrontMatter, en_name: str,
+                              ko_name: str) -> list[Finding]:
+    """A translation's front matter may change only the translatable keys."""
+    en_entries = {e.key: e for e in en.entries}
+    ko_entries = {e.key: e for e in ko.entries}
+    out = []
+    for key in FRONT_MATTER_KEYS:
+        if key in TRANSLATABLE_KEYS:
+            continue
+        a, b = en_entries.get(key), ko_entries.get(key)
+        if (a is None and b is None) or (a and b and a.value == b.value):
+            continue
+        expected, found = (json.dumps(e.value, ensure_ascii=False, default=str) if e
+                           else f"no '{key}'" for e in (a, b))
+        out.append(Finding("error", ko_name, b.line if b else 1,
+                           f"front matter: '{key}' differs from {en_name}: expected {expected}, "
+                           f"found {found} (a translation may change only description, "
+                           "source_hash and title)", b.col if b else None))
+    return out
+
+
+# --- one page ------------------------------------------------------------------------------
+
+def extract(text: str, name: str, translation: bool = False) -> Page:
     """The contract items of one page, in order, and what is broken in it."""
     problems: list[Finding] = []
+    front = None
     try:
-        front_matter(text, name)
+        front = front_matter(text, name)
     except RecipeError as exc:
         problems += [Finding("error", p.file, p.line, p.message, p.col) for p in exc.problems]
+    body = text  # the page as Markdown gets it: MkDocs takes the front matter off
+    if front is not None:
+        problems += _front_matter_problems(text, front, name, translation)
+        if front.close_at is not None:
+            end = text.find("\n", front.close_at)
+            end = len(text) if end < 0 else end
+            body = "\n" * text.count("\n", 0, end) + text[end:]
     items: list[Item] = []
-    blocks, unclosed = fences(text)
+    blocks, unclosed = fences(body)
     for line, fence in unclosed:
         problems.append(Finding("error", name, line + 1, f"code fence {fence} is never closed: "
                                 f"end the block with {fence} at the same indentation"))
-    lines = text.split("\n")
-    for first, last, info, body in blocks:
-        items.append(Item("code block", f"{info.split()[0] if info else ''}\n"
-                                        f"{_strip_comments(info, body)}", first + 1))
+    lines = body.split("\n")
+    for first, last, info, code in blocks:
+        items.append(Item("code block", f"{' '.join(info.split())}\n"
+                                        f"{_strip_comments(_fence_language(info), code)}",
+                          first + 1))
+        problems += [Finding("error", name, first + 1, p) for p in _fence_problems(info)]
         lines[first:last + 1] = [""] * (last + 1 - first)
     outside = "\n".join(lines)
     try:
-        items += template_tags(text)
+        items += template_tags(body)
     except TemplateSyntaxError as exc:
         problems.append(Finding("error", name, exc.lineno, exc.message or "template syntax error"))
-    raw_free = _RAW.sub(_blank, outside)
     line = _lines_of(outside)
     for m in _DIRECTIVE.finditer(outside):
         items.append(Item("check directive", " ".join(m.group(1).split()), line(m.start())))
     for m in _HEADING.finditer(outside):
         anchor = _ANCHOR.search(m.group(2))
         items.append(Item("heading anchor", anchor.group(1) if anchor else "", line(m.start())))
-    line = _lines_of(raw_free)
-    for rx, kind in ((_LINK, "link target"), (_HREF, "link target"), (_IMAGE, "image")):
-        for m in rx.finditer(raw_free):
-            items.append(Item(kind, m.group(1), line(m.start())))
-    prose = _CODE_SPAN.sub(_blank, _DIRECTIVE.sub(_blank, outside))
+    view, broken = _markdown_view(_as_rendered(body), body)
+    items += view
+    problems += [Finding("error", name, at, what) for at, what in broken]
+    prose = _CODE_SPAN.sub(_blank, _DIRECTIVE.sub(_blank, _RAW.sub(_blank, outside)))
     line = _lines_of(prose)
     for m in _TAG.finditer(prose):
         items.append(Item("raw HTML", " ".join(m.group(0).split()), line(m.start())))
-    return Page(sorted(items, key=lambda i: (i.line, i.kind)), problems)
+        for url in _TAG_URL.finditer(m.group(0)):
+            problem = _scheme_problem("link target", _url_text(next(g for g in url.groups()
+                                                                     if g is not None)))
+            if problem:
+                problems.append(Finding("error", name, line(m.start()), problem))
+    return Page(sorted(items, key=lambda i: (i.line or 0, i.kind)), problems, front)
 
 
-def _foreign(en: Page, ko: Page, ko_name: str, en_name: str) -> list[Finding]:
-    """What a translation adds that its English page does not have and that would run or
-    reach readers as markup: template code and raw HTML."""
-    out = []
-    known = {(i.kind, i.value) for i in en.items}
-    for item in ko.items:
-        if (item.kind, item.value) in known:
-            continue
-        if item.kind in ("macro call", "template statement"):
-            out.append(Finding("error", ko_name, item.line,
-                               f"extra {item.kind} not in {en_name}: {_show(item.value)}"))
-        elif item.kind == "raw HTML":
-            out.append(Finding("error", ko_name, item.line, f"raw HTML not in {en_name}: "
-                               f"{_show(item.value)} (write the prose in Markdown, or keep the "
-                               "English page's HTML as it is)"))
-    return out
+def _foreign_html(en: Page, ko: Page, ko_name: str, en_name: str) -> list[Finding]:
+    """Raw HTML a translation adds that its English page does not have: it would reach
+    readers as markup."""
+    known = {i.value for i in en.items if i.kind == "raw HTML"}
+    return [Finding("error", ko_name, item.line, f"raw HTML not in {en_name}: {_show(item.value)} "
+                    "(write the prose in Markdown, or keep the English page's HTML as it is)")
+            for item in ko.items if item.kind == "raw HTML" and item.value not in known]
 
 
-def page_problems(text: str, name: str, en_text: str | None = None,
-                  en_name: str | None = None) -> list[Finding]:
-    """What the build refuses in one page: a broken page, and for a translation (``en_text``
-    given) template code or raw HTML its English page does not have."""
-    page = extract(text, name)
-    out = list(page.problems)
-    if en_text is not None:
-        out += _foreign(extract(en_text, en_name or "the English page"), page, name,
-                        en_name or "the English page")
-    return sorted(out, key=lambda f: f.line or 0)
+def _anchorless(page: Page, name: str) -> list[Finding]:
+    return [Finding("error", name, item.line, "heading without an explicit anchor; add one, e.g. "
+                    "`## Title { #title }`, identical in both languages")
+            for item in page.items if item.kind == "heading anchor" and not item.value]
 
 
-def compare(en_path: Path, ko_path: Path, en_name: str, ko_name: str) -> list[Finding]:
-    try:
-        en = extract(read_page(en_path, en_name), en_name)
-        ko = extract(read_page(ko_path, ko_name), ko_name)
-    except RecipeError as exc:
-        return [Finding("error", p.file, p.line, p.message, p.col) for p in exc.problems]
+def contract(en_text: str, ko_text: str, en_name: str, ko_name: str) -> list[Finding]:
+    """Every contract error of a translation and of its English page."""
+    en = extract(en_text, en_name)
+    ko = extract(ko_text, ko_name, translation=True)
     out: list[Finding] = list(en.problems) + list(ko.problems)
-    for page, name in ((en, en_name), (ko, ko_name)):
-        for item in page.items:
-            if item.kind == "heading anchor" and not item.value:
-                out.append(Finding("error", name, item.line,
-                                   "heading without an explicit anchor; add one, e.g. "
-                                   "`## Title { #title }`, identical in both languages"))
+    out += _anchorless(en, en_name) + _anchorless(ko, ko_name)
+    if en.front is not None and ko.front is not None:
+        out += _front_matter_differences(en.front, ko.front, en_name, ko_name)
     kinds = ("macro call", "template statement", "code block", "check directive",
-             "heading anchor", "link target", "image")
+             "heading anchor", "attribute list", "link target", "image")
     for kind in kinds:
         a = [i for i in en.items if i.kind == kind]
         b = [i for i in ko.items if i.kind == kind]
@@ -234,18 +532,78 @@ def compare(en_path: Path, ko_path: Path, en_name: str, ko_name: str) -> list[Fi
                 ea = a[i1 + k] if i1 + k < i2 else None
                 kb = b[j1 + k] if j1 + k < j2 else None
                 if ea and kb:
+                    expected, found = _from_first_difference(ea.value, kb.value)
                     out.append(Finding("error", ko_name, kb.line,
-                                       f"{kind} differs from {en_name}:{ea.line}: "
-                                       f"expected {_show(ea.value)}, found {_show(kb.value)}"))
+                                       f"{kind} differs from {_at(en_name, ea.line)}: "
+                                       f"expected {_show(expected)}, found {_show(found)}"))
                 elif ea:
-                    near = b[j1].line if j1 < len(b) else (b[-1].line if b else None)
+                    near = b[j1].line if j1 < len(b) else (b[-1].line if b else
+                                                           _section_line(en, ko, ea.line))
                     out.append(Finding("error", ko_name, near, f"{kind} missing: "
-                                       f"{en_name}:{ea.line} has {_show(ea.value)}"))
+                                       f"{_at(en_name, ea.line)} has {_show(ea.value)}"))
                 else:
                     out.append(Finding("error", ko_name, kb.line,
                                        f"extra {kind} not in {en_name}: {_show(kb.value)}"))
-    out += [f for f in _foreign(en, ko, ko_name, en_name) if f.message.startswith("raw HTML")]
+    out += _foreign_html(en, ko, ko_name, en_name)
     return sorted(out, key=lambda f: (f.file, f.line or 0))
+
+
+def _section_line(en: Page, ko: Page, en_line: int | None) -> int | None:
+    """The translation's heading of the section that holds ``en_line`` in the English page:
+    where to look for something missing that has no neighbour of its kind."""
+    anchors = [i.value for i in en.items if i.kind == "heading anchor" and i.value
+               and (i.line or 0) <= (en_line or 0)]
+    if not anchors:
+        return None
+    return next((i.line for i in ko.items if i.kind == "heading anchor"
+                 and i.value == anchors[-1]), None)
+
+
+def _at(name: str, line: int | None) -> str:
+    return f"{name}:{line}" if line else name
+
+
+def compare(en_path: Path, ko_path: Path, en_name: str, ko_name: str) -> list[Finding]:
+    try:
+        return contract(read_page(en_path, en_name), read_page(ko_path, ko_name), en_name,
+                        ko_name)
+    except RecipeError as exc:
+        return [Finding("error", p.file, p.line, p.message, p.col) for p in exc.problems]
+
+
+def page_problems(text: str, name: str, en_text: str | None = None,
+                  en_name: str | None = None) -> list[Finding]:
+    """What the build refuses in one page: for a translation (``en_text`` given) every
+    contract error in it, for any other page what breaks the rules every page keeps."""
+    if en_text is not None:
+        return [f for f in contract(en_text, text, en_name or "the English page", name)
+                if f.file == name]
+    page = extract(text, name)
+    return sorted(page.problems + _anchorless(page, name), key=lambda f: f.line or 0)
+
+
+def published_problems(markdown: str, source: str, name: str) -> list[Finding]:
+    """The link and attribute rules applied to the Markdown a page's template produced (what
+    the build converts), for anything the page's source did not show; lines are the source's
+    where the thing is written there."""
+    problems = []
+    for _, _, info, _ in fences(markdown)[0]:
+        found = _fence_problems(info)
+        if found:
+            at = _Locator(source).find([re.compile(re.escape(info))])
+            problems += [(at, p) for p in found]
+    problems += _markdown_view(markdown, source)[1]
+    return [Finding("error", name, line, what) for line, what in dict.fromkeys(problems)]
+
+
+def _from_first_difference(a: str, b: str) -> tuple[str, str]:
+    """Two values from the first line where they differ (a long code block that differs late
+    would show only its shared start)."""
+    la, lb = a.split("\n"), b.split("\n")
+    same = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+    if same == 0:
+        return a, b
+    return ("…\n" + "\n".join(la[same:]), "…\n" + "\n".join(lb[same:]))
 
 
 def _show(value: str) -> str:
@@ -281,11 +639,20 @@ def check(docs: Path = DOCS, lang: str = "ko") -> list[Finding]:
         raise RecipeError([Problem(str(docs), None, None,
                                    f"not a docs folder (needs en/ and {lang}/)")])
     out: list[Finding] = []
+    linked = set()
+    for root in (en_root, other_root):
+        for path in sorted(root.rglob("*")):  # a linked folder is listed, never entered
+            problem = symlink_problem(path, root)
+            if problem:
+                linked.add(path.relative_to(root).as_posix())
+                out.append(Finding("error", display(path, docs), None, problem))
     for en_path in sorted(en_root.rglob("*.md")):
-        out.extend(page_findings(en_path.relative_to(en_root).as_posix(), docs, lang))
+        uri = en_path.relative_to(en_root).as_posix()
+        if uri not in linked:
+            out.extend(page_findings(uri, docs, lang))
     for other in sorted(other_root.rglob("*.md")):
         uri = other.relative_to(other_root).as_posix()
-        if not (en_root / uri).exists():
+        if uri not in linked and not (en_root / uri).exists():
             out.append(Finding("error", display(other, docs), None,
-                               "has no English source page (same path under docs/en)"))
+                               f"has no English source page {display(en_root / uri, docs)}"))
     return out

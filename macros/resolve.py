@@ -272,6 +272,12 @@ def _select(db, sel: Selection, strict):
     cell = model.cells[index]
     cell_flags = model.cell_flags[index]
     calc = model.info.calculator
+    if avg_len is not None and calc is None:
+        if strict:
+            raise SelectionError([Problem("<selection>", None, None,
+                                          f"avg_len does not apply: {model.info.name} declares "
+                                          "no calculator")])
+        avg_len = None  # the Playground's way: nothing reads it
     if avg_len is None:
         avg_len = calc.default_avg_len if calc else None
     elif not AVG_LEN_MIN <= avg_len <= AVG_LEN_MAX:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 import os
 import re
 import traceback
@@ -86,6 +87,18 @@ def _prose(text: str) -> str:
     return "".join(f"`{p}`" if i % 2 else _md(p) for i, p in enumerate(parts))
 
 
+def _avg_len_arg(value) -> int:
+    """A page's avg_len: a whole number of tokens within the schema's bounds."""
+    from .schema import AVG_LEN_MAX, AVG_LEN_MIN
+
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else \
+        value if isinstance(value, str) else ""
+    if not re.fullmatch(r"[0-9]{1,9}", text) or not AVG_LEN_MIN <= int(text) <= AVG_LEN_MAX:
+        raise MacroError(f"avg_len={value!r} is not a whole number of tokens from "
+                         f"{AVG_LEN_MIN:,} to {AVG_LEN_MAX:,}")
+    return int(text)
+
+
 def _code_cell(text: str) -> str:
     """Text as inline code in a table cell: a code span escapes HTML itself; the fence is
     longer than any backtick run inside, and a pipe would still split the cell."""
@@ -128,7 +141,14 @@ class Site:
             if key in values:
                 raise MacroError(f"{model_id}: '{key}' is given twice")
             values[key] = value
-        return Selection.flat(model, values)
+        avg_len = values.pop("avg_len", None)
+        if avg_len is not None:
+            avg_len = _avg_len_arg(avg_len)
+        for key, value in values.items():
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise MacroError(f"{model_id}: {key}={value!r} is not an option id (write it "
+                                 "as text, e.g. {key}=\"…\")".replace("{key}", key))
+        return Selection.flat(model, values, avg_len)
 
     def resolve(self, model_id: str, *dims, **picks) -> Resolution:
         sel = self.selection(model_id, dims, picks)
@@ -202,7 +222,7 @@ class Site:
         model = self.db.model(model_id)
         blocks = []
         for c in res.caveats:
-            kind = {"redirect": "info", "warn": "warning", "pin": "note",
+            kind = {"derived": "info", "redirect": "info", "warn": "warning", "pin": "note",
                     "calculator": "info"}.get(c.kind, "note")
             body = render.text(self.db, model, c.text, self.lang)
             title = _esc(c.flag) if c.flag else _esc(self.t("ui.caveats"))  # HTML attribute-like
@@ -383,7 +403,12 @@ class Site:
         return self._badge(status)
 
     def text(self, model_id: str, text_id: str) -> str:
-        return _prose(self.t(text_id, self.db.model(model_id)))
+        model = self.db.model(model_id)
+        known = {**self.db.text[self.lang], **model.text[self.lang]}
+        if text_id not in known:
+            raise MacroError(f"text: {model_id} has no text '{text_id}' "
+                             f"({choices_hint(str(text_id), sorted(known))})")
+        return _prose(self.t(text_id, model))
 
     def playground(self, model_id: str) -> str:
         """Mount point of the Playground; the static matrix below it works without JS."""
@@ -452,9 +477,15 @@ def _root_name(node: nodes.Node) -> str | None:
 
 
 def _literal(node: nodes.Node) -> bool:
+    """A plain constant a page may pass: text, a bool, None or a finite number (1e400 is
+    infinity, which the compiled template cannot even spell)."""
     if isinstance(node, (nodes.Neg, nodes.Pos)):
-        return isinstance(node.node, nodes.Const) and isinstance(node.node.value, (int, float))
-    return isinstance(node, nodes.Const)
+        node = node.node
+        if not isinstance(node, nodes.Const) or not isinstance(node.value, (int, float)):
+            return False
+    if not isinstance(node, nodes.Const):
+        return False
+    return not isinstance(node.value, float) or math.isfinite(node.value)
 
 
 def _template_line(exc: BaseException) -> int | None:
@@ -470,7 +501,9 @@ class PageTemplates:
     """How the pages of one build are rendered: Markdown is a template for a sandbox that
     knows only the recipe macros and ``recipes_lang``, and may only call those macros with
     literal arguments (no attribute access, loops, filters or arithmetic: nothing a page could
-    use to reach Python or to hang the build). Errors name the page file and line."""
+    use to reach Python or to hang the build). The page's source is checked before it runs
+    (``macros.i18n_check.page_problems``) and the Markdown it produced after (the link and
+    attribute rules, for what only the rendering shows). Errors name the page file and line."""
 
     def __init__(self, site: Site, root: Path, docs: Path):
         self.site, self.root, self.docs = site, root, docs
@@ -482,6 +515,7 @@ class PageTemplates:
         self.sandbox.globals.update(self.macros, **self.variables)
         self.pending: list[str] = []  # what the page's source breaks, found before it ran
         self.rendered: str | None = None  # the last page this sandbox rendered
+        self.source: str | None = None  # that page's source file, as read
 
     def page_name(self, page) -> str:
         path = page.file.abs_src_path or os.path.join(self.docs, page.file.src_uri)
@@ -502,11 +536,11 @@ class PageTemplates:
         from .i18n_check import page_problems
 
         name = self.page_name(page)
-        self.pending, self.rendered = [], None
+        self.pending, self.rendered, self.source = [], None, None
         if not page.file.abs_src_path:  # made by a hook, not by a person
             return
         try:
-            text = read_page(Path(page.file.abs_src_path), name)
+            text = self.source = read_page(Path(page.file.abs_src_path), name)
             en_text = en_name = None
             en = self.docs.parent / "en" / page.file.src_uri
             if self.site.lang != "en" and page.file.src_uri not in FALLBACK_PAGES \
@@ -517,6 +551,18 @@ class PageTemplates:
             self.pending = [str(Problem(f.file, f.line, f.col, f.message)) for f in found]
         except RecipeError as exc:
             self.pending = [str(p) for p in exc.problems]
+
+    def check_rendered(self, page, markdown: str) -> None:
+        """Refuse a link or attribute the rendered page would publish against the rules, for
+        anything its source did not show (the source check ran first and names lines)."""
+        from .i18n_check import published_problems
+
+        if self.source is None:
+            return
+        found = published_problems(markdown, self.source, self.page_name(page))
+        if found:
+            raise PluginError("\n".join(str(Problem(f.file, f.line, f.col, f.message))
+                                        for f in found))
 
     def _refused(self, ast: nodes.Template) -> list[tuple[int, str]]:
         out: list[tuple[int, str]] = []
@@ -596,14 +642,16 @@ def on_pre_page_macros(env) -> None:
 
 
 def on_post_page_macros(env) -> None:
-    """Add the translation notice to the rendered page (never stored in the translated file):
-    after the template ran, so the notice's text can never run as template code."""
+    """Check what the rendered page would publish, then add the translation notice (never
+    stored in the translated file): after the template ran, so the notice's text can never run
+    as template code."""
     from .i18n import notice, with_notice
 
     pages: PageTemplates = env.recipes_pages
     if pages.rendered != env.page.file.src_uri:  # fail closed if the plugin changed its ways
         raise PluginError(f"{pages.page_name(env.page)}: mkdocs-macros rendered this page without "
                           "the recipe sandbox; this mkdocs-macros version is not supported")
+    pages.check_rendered(env.page, env.markdown)
     site = pages.site
     if site.lang == "en":
         return

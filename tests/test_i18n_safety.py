@@ -1,11 +1,15 @@
-"""Translator and database text is data, never code (issue #11, findings 2–4).
+"""Translator and database text is data, never code (issue #11, findings 2–4, and the
+review's findings 1, 2, 4 and 9).
 
 Notices reach the page escaped and after the template ran; a page's template is rendered in a
 sandbox that only offers the recipe macros with literal arguments; a translation may only call
-what its English page calls and carry no raw HTML of its own; broken front matter and unclosed
-fences are errors with a line, in ``recipes i18n-check`` and in the build; ``recipes i18n-stamp``
-writes only the front-matter line of a Korean page that keeps the contract. Every case runs
-in a throwaway copy.
+what its English page calls and carry no raw HTML of its own; front matter holds only the keys
+the site uses, with plain values; attribute lists and fence headers only the attributes the site
+uses; links and images only http:, https:, mailto: or relative targets. ``recipes i18n-check``
+reports every contract error with its line and the build refuses exactly the same, plus any
+page reached through a symlink and any Korean page without an English one; ``recipes
+i18n-stamp`` writes only the front-matter line of a Korean page that keeps the contract. Every
+case runs in a throwaway copy.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import hashlib
 import html
 import re
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,14 +26,21 @@ import pytest
 import yaml
 
 from helpers.project import project_copy, recipes_root
+from macros.errors import Problem
 from macros.i18n import front_matter
-from macros.i18n_check import check
+from macros.i18n_check import check, page_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).parent / "corpus" / "i18n"
 EXPECTED = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))
 CASES = sorted(p.stem for p in (CORPUS / "ko").glob("*.md"))
-BUILD_CASES = [case for case in CASES if "build" in EXPECTED.get(case, {})]
+# Cases also run through a real build (about a second each): one of every kind of mistake.
+BUILD_CASES = ["anchor-changed", "attr-list-heading-event", "attr-list-link-event",
+               "code-block-changed", "fence-header-attribute", "fence-unclosed",
+               "front-matter-description-refresh", "front-matter-metadata-lines",
+               "front-matter-status-attribute", "front-matter-template",
+               "image-data-uri", "link-autolink-extra", "link-javascript",
+               "link-javascript-reference", "macro-dropped", "raw-html-img-onerror"]
 
 
 def visible_text(doc: str) -> str:
@@ -92,22 +104,169 @@ def test_a_page_that_is_not_utf8_is_reported_at_the_bad_byte(tmp_path):
     assert errors == ["docs/ko/page.md:9:4: error: not UTF-8 text (invalid start byte)"]
 
 
-# -- the build: the same mistakes fail it with the page and line
+# -- the build: it refuses exactly what i18n-check reports, with the page and line
 
-@pytest.mark.parametrize("case", BUILD_CASES)
-def test_the_build_refuses_a_translation_that_breaks_the_contract_with_page_and_line(tmp_path,
-                                                                                     case):
+def as_build_error(finding: str) -> str:
+    """An i18n-check line as the build reports it (no severity)."""
+    return finding.replace(": error: ", ": ", 1)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_build_refuses_in_every_corpus_case_exactly_what_i18n_check_reports(case):
+    en = (CORPUS / "en" / "page.md").read_text(encoding="utf-8")
+    ko = (CORPUS / "ko" / f"{case}.md").read_text(encoding="utf-8")
+    found = [str(Problem(f.file, f.line, f.col, f.message))
+             for f in page_problems(ko, "docs/ko/page.md", en, "docs/en/page.md")]
+    assert found == [as_build_error(e) for e in EXPECTED[case]["check"]]
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes()
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A project copy with the corpus page in both languages, built once; a test may break
+    it, must put it back, and expects every failed build to leave this site as it is."""
+    from macros.build import build_site
+
+    root = project_copy(tmp_path_factory.mktemp("i18n-build"))
+    shutil.copy(CORPUS / "en" / "page.md", root / "docs/en/page.md")
+    shutil.copy(CORPUS / "ko" / "current.md", root / "docs/ko/page.md")
+    site = build_site(out=root / "site", root=root, quiet=True)
+    return SimpleNamespace(root=root, site=site, files=site_files(site))
+
+
+def failed_build(project) -> str:
+    """Build the project, expect it to fail and the previous site to stay whole; the error."""
     from macros.build import BuildFailed, build_site
 
-    root = project_copy(tmp_path)
-    shutil.copy(CORPUS / "en" / "page.md", root / "docs/en/page.md")
-    shutil.copy(CORPUS / "ko" / f"{case}.md", root / "docs/ko/page.md")
     with pytest.raises(BuildFailed) as exc:
-        build_site(out=root / "site", root=root, quiet=True)
-    message = str(exc.value)
+        build_site(out=project.site, root=project.root, quiet=True)
+    assert site_files(project.site) == project.files
+    assert not list((project.root / ".build").glob("site-*"))
+    assert "Traceback" not in str(exc.value)
+    return str(exc.value)
+
+
+class Markup(HTMLParser):
+    """Every attribute of every tag in a document."""
+
+    def __init__(self):
+        super().__init__()
+        self.attributes: list[tuple[str, str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.attributes += [(tag, k, v or "") for k, v in attrs]
+
+
+def test_the_real_docs_build_with_no_event_handler_refresh_style_or_script_link(project):
+    pages = [p for p in project.site.rglob("*.html")]
+    assert len(pages) > 8
+    for page in pages:
+        markup = Markup()
+        markup.feed(page.read_text(encoding="utf-8"))
+        for tag, key, value in markup.attributes:
+            where = f"{page.relative_to(project.site)}: <{tag} {key}={value!r}>"
+            assert not key.startswith("on") and key != "http-equiv", where
+            assert key != "style" or (tag in ("td", "th") and value in (
+                "text-align: left;", "text-align: right;", "text-align: center;")), where
+            if key in ("href", "src"):
+                assert re.match(r"(https?|mailto):|[^:]*(?:[/?#]|$)", value), where
+
+
+@pytest.mark.parametrize("case", BUILD_CASES)
+def test_a_translation_that_breaks_the_contract_fails_the_build_with_page_and_line(project, case):
+    page = project.root / "docs/ko/page.md"
+    shutil.copy(CORPUS / "ko" / f"{case}.md", page)
+    try:
+        message = failed_build(project)
+    finally:
+        shutil.copy(CORPUS / "ko" / "current.md", page)
     assert [ln for ln in message.splitlines() if ln.startswith("docs/ko/page.md")] == \
-        EXPECTED[case]["build"]
-    assert "Traceback" not in message
+        [as_build_error(e) for e in EXPECTED[case]["check"]]
+
+
+def test_a_korean_page_without_an_english_page_fails_the_build(project):
+    page = project.root / "docs/ko/only-korean.md"
+    page.write_text("# 한국어만 { #only }\n", encoding="utf-8")
+    try:
+        message = failed_build(project)
+    finally:
+        page.unlink()
+    assert message == ("mkdocs.ko.yml: docs/ko/only-korean.md: has no English source page "
+                       "docs/en/only-korean.md")
+
+
+def test_i18n_check_reports_a_korean_page_without_an_english_page(tmp_path):
+    docs = corpus_docs(tmp_path, "current")
+    (docs / "ko" / "only-korean.md").write_text("# 한국어만 { #only }\n", encoding="utf-8")
+    assert [str(f) for f in check(docs) if f.severity == "error"] == [
+        "docs/ko/only-korean.md: error: has no English source page docs/en/only-korean.md"]
+
+
+SYMLINKS = [  # (link in the project, what it points at, the file the build names)
+    ("file-outside", "docs/ko/leak.md", "{outside}/secret.md", "docs/ko/leak.md"),
+    ("folder-outside", "docs/ko/more", "{outside}", "docs/ko/more/secret.md"),
+    ("file-inside", "docs/ko/alias.md", "{root}/docs/ko/index.md", "docs/ko/alias.md"),
+    ("english-file", "docs/en/leak.md", "{outside}/secret.md", "docs/en/leak.md"),
+]
+
+
+@pytest.mark.parametrize("name,link,target,named", SYMLINKS, ids=[s[0] for s in SYMLINKS])
+def test_a_page_reached_through_a_symlink_fails_the_build_and_publishes_nothing(
+        project, tmp_path, name, link, target, named):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text('PRETTY_NAME="Debian GNU/Linux 12"\n', encoding="utf-8")
+    path = project.root / link
+    path.symlink_to(target.format(outside=outside, root=project.root))
+    leads_to = (project.root / named).resolve()
+    try:
+        message = failed_build(project)  # and the site is as it was: nothing published
+    finally:
+        path.unlink()
+    lang = named.split("/")[1]
+    config = "mkdocs.yml" if lang == "en" else "mkdocs.ko.yml"
+    assert message == (f"{config}: {named}: is reached through a symlink (it leads to "
+                       f"{leads_to}); the site publishes only files that are inside docs/{lang}/ "
+                       "themselves")
+
+
+def test_i18n_check_reports_a_page_reached_through_a_symlink_and_does_not_read_it(tmp_path):
+    docs = corpus_docs(tmp_path, "current")
+    secret = tmp_path / "secret.md"
+    secret.write_text("<script>alert(1)</script>\n", encoding="utf-8")
+    (docs / "ko" / "page.md").unlink()
+    (docs / "ko" / "page.md").symlink_to(secret)
+    assert [str(f) for f in check(docs) if f.severity == "error"] == [
+        f"docs/ko/page.md: error: is reached through a symlink (it leads to {secret.resolve()}); "
+        "the site publishes only files that are inside docs/ko/ themselves"]
+
+
+def test_an_english_page_may_set_only_title_description_and_hide_in_its_front_matter():
+    text = ("---\ntitle: Page\nsource_hash: 0123456789ab\ntemplate: main.html\n---\n\n"
+            "# Page { #page }\n")
+    assert [str(f) for f in page_problems(text, "docs/en/page.md")] == [
+        "docs/en/page.md:3:1: error: front matter: 'source_hash' is not allowed (allowed: "
+        "description, hide, title)",
+        "docs/en/page.md:4:1: error: front matter: 'template' is not allowed (allowed: "
+        "description, hide, title)"]
+
+
+def test_hide_names_only_parts_of_the_page_material_can_hide():
+    text = "---\nhide: [toc, sidebar]\n---\n\n# Page { #page }\n"
+    assert [str(f) for f in page_problems(text, "docs/en/page.md")] == [
+        "docs/en/page.md:2:1: error: front matter: 'hide' must be a list of page parts from: "
+        "footer, navigation, path, toc; found 'sidebar'"]
+
+
+def test_a_javascript_link_is_refused_in_an_english_page_too():
+    text = "# Page { #page }\n\n[run](javascript:alert(1))\n"
+    assert [str(f) for f in page_problems(text, "docs/en/page.md")] == [
+        "docs/en/page.md:3: error: link target 'javascript:alert(1)' uses the scheme "
+        "'javascript:'; only http:, https:, mailto: and relative links are allowed"]
 
 
 def test_template_code_in_a_korean_page_fails_the_build_and_runs_nothing(tmp_path):
@@ -128,8 +287,8 @@ def test_template_code_in_a_korean_page_fails_the_build_and_runs_nothing(tmp_pat
 
 # -- the sandbox: what a page's template may do
 
-def render_page(tmp_path: Path, db, text: str) -> str:
-    """Render ``text`` as docs/en/page.md the way the build does."""
+def english_page(tmp_path: Path, db, text: str):
+    """``text`` as docs/en/page.md, and the English build's PageTemplates: (pages, page)."""
     from macros.site import PageTemplates, Site
 
     docs = tmp_path / "docs" / "en"
@@ -137,7 +296,13 @@ def render_page(tmp_path: Path, db, text: str) -> str:
     source = docs / "page.md"
     source.write_text(text, encoding="utf-8")
     page = SimpleNamespace(file=SimpleNamespace(abs_src_path=str(source), src_uri="page.md"))
-    return PageTemplates(Site(db, "en"), tmp_path, docs).render(SimpleNamespace(page=page), text)
+    return PageTemplates(Site(db, "en"), tmp_path, docs), page
+
+
+def render_page(tmp_path: Path, db, text: str) -> str:
+    """Render ``text`` as docs/en/page.md the way the build does."""
+    pages, page = english_page(tmp_path, db, text)
+    return pages.render(SimpleNamespace(page=page), text)
 
 
 def test_a_page_the_plugin_rendered_without_the_sandbox_fails_the_build(tmp_path, db):
@@ -197,6 +362,15 @@ def test_a_macro_argument_must_be_a_literal(tmp_path, db):
                               "literal string, number or true/false")
 
 
+def test_a_number_too_large_to_be_finite_is_no_literal(tmp_path, db):
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError) as exc:
+        render_page(tmp_path, db, "{{ status_badge(1e400) }}")
+    assert str(exc.value) == ("docs/en/page.md:1: status_badge(): every argument must be a "
+                              "literal string, number or true/false")
+
+
 def test_jinja_globals_are_not_offered_to_pages_and_nothing_runs(tmp_path, db):
     from mkdocs.exceptions import PluginError
 
@@ -207,6 +381,33 @@ def test_jinja_globals_are_not_offered_to_pages_and_nothing_runs(tmp_path, db):
     assert str(exc.value) == ("docs/en/page.md:1: 'cycler' is undefined (a page may call the "
                               f"recipe macros only; known: {MACROS})")
     assert not sentinel.exists()
+
+
+SMUGGLED = [  # what only the rendered page shows: a macro-free page may output a literal
+    ("link", '[x]({{ "javascript:alert(1)" }})',
+     "link target 'javascript:alert(1)' uses the scheme 'javascript:'; only http:, https:, "
+     "mailto: and relative links are allowed"),
+    ("attribute-list", '[x](https://a.example/){{ "{ onclick=alert(1) }" }}',
+     "attribute list '{ onclick=alert(1) }': 'onclick' is not allowed (allowed: #id, .class, "
+     "title)"),
+]
+
+
+@pytest.mark.parametrize("name,text,what", SMUGGLED, ids=[s[0] for s in SMUGGLED])
+def test_what_only_the_rendered_page_shows_fails_the_build_at_its_source_line(tmp_path, db,
+                                                                              name, text, what):
+    from mkdocs.exceptions import PluginError
+
+    from macros.site import on_post_page_macros
+
+    source = f"# Page {{ #page }}\n\n{text}\n"
+    pages, page = english_page(tmp_path, db, source)
+    pages.check_source(page)
+    assert pages.pending == []  # the source alone shows nothing wrong
+    markdown = pages.render(SimpleNamespace(page=page), source)
+    with pytest.raises(PluginError) as exc:
+        on_post_page_macros(SimpleNamespace(page=page, recipes_pages=pages, markdown=markdown))
+    assert str(exc.value) == f"docs/en/page.md:3: {what}"
 
 
 # -- the notices: database text reaches the page as text
@@ -331,6 +532,35 @@ def test_stamp_refuses_a_page_that_breaks_the_contract_and_leaves_it_unchanged(c
         f"error: docs/ko/index.md:{line}: raw HTML not in docs/en/index.md: '{tag}' (write the "
         "prose in Markdown, or keep the English page's HTML as it is)"
         for tag in ("<script>", "</script>")] + [
+        "error: <command line>: nothing stamped: fix the pages above first (recipes i18n-check "
+        "lists the same problems)"]
+    assert page.read_bytes() == before
+
+
+STAMP_REFUSED = [
+    ("description-refresh", "---\n",
+     "---\ndescription: '0;url=http://127.0.0.1:8765/404.html#R\" http-equiv=\"refresh'\n",
+     ["docs/ko/index.md:2:1: front matter: 'description' must be one line of plain text (no <, "
+      ">, \", &, line breaks, control characters or template code); found '\"'"]),
+    ("heading-event", "{ #cli }", '{ #cli onmouseover="alert(1)" }',
+     ["docs/ko/index.md:{line}: attribute list '{ #cli onmouseover=\"alert(1)\" }': "
+      "'onmouseover' is not allowed (allowed: #id, .class, title)",
+      "docs/ko/index.md:{line}: extra attribute list not in docs/en/index.md: "
+      "'onmouseover=\"alert(1)\"'"]),
+]
+
+
+@pytest.mark.parametrize("name,old,new,errors", STAMP_REFUSED, ids=[s[0] for s in STAMP_REFUSED])
+def test_stamp_refuses_a_page_whose_front_matter_or_attributes_would_reach_the_html(
+        cli, docs, name, old, new, errors):
+    page = docs / "ko" / "index.md"
+    text = page.read_text(encoding="utf-8")
+    line = text[:text.index(old)].count("\n") + 1
+    page.write_text(text.replace(old, new, 1), encoding="utf-8")
+    before = page.read_bytes()
+    r = cli("i18n-stamp", "--docs", str(docs), "index.md")
+    assert (r.code, r.out) == (1, "")
+    assert r.err.splitlines() == [f"error: {e.replace('{line}', str(line))}" for e in errors] + [
         "error: <command line>: nothing stamped: fix the pages above first (recipes i18n-check "
         "lists the same problems)"]
     assert page.read_bytes() == before
