@@ -66,8 +66,21 @@ class Source(str, Enum):
 
 # Closed sets: a rule tests these by value, so a new or misspelt one ("Blackwell") would switch
 # rules off in silence. A new family is added here, with the rules that need it.
-Arch = Literal["blackwell", "hopper", "cdna4", "ascend"]
-Fabric = Literal["nvlink", "mnnvl", "xgmi", "hccs"]
+Arch = Literal[
+    "blackwell",  # SM100/103 data-centre parts and the SM120/121 workstation ones (tell by sm)
+    "hopper",
+    "cdna3",  # MI300X (gfx942)
+    "cdna4",
+    "ascend",
+]
+Fabric = Literal[
+    "nvlink",  # one 8-GPU NVLink box
+    "mnnvl",  # a multi-node NVLink rack (GB200, GB300)
+    "pcie",  # cards with no GPU-to-GPU link: they reach each other over the PCIe bus
+    "roce",  # one GPU per node: nodes pair up over RDMA Ethernet (DGX Spark's ConnectX-7)
+    "xgmi",  # AMD Infinity Fabric
+    "hccs",  # Huawei Ascend
+]
 
 
 class Platform(Strict):
