@@ -5,8 +5,10 @@ operators, redirections, here-documents, env prefixes) in one linear pass, repor
 reads differently from how it looks (CRLF, a ``\\`` before trailing spaces, a comment inside a
 continued command, a BOM); finding the ``sglang serve``, ``python3 -m sglang.launch_server`` and
 ``python3 -m sglang_router.launch_router`` commands in it; the catalog findings (unknown,
-abbreviated, deprecated flags, bad values, unknown env vars) and running the model's check
-rules in context. Generated commands are checked by the same ``check_state`` so the CLI, the
+abbreviated, deprecated flags, bad values, unknown env vars, less what the model's branch reads:
+``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the one a
+command's --model-path serves, with a warning where none can be told) and running them in
+context. Generated commands are checked by the same ``check_state`` so the CLI, the
 build and the docs tests agree. Must not run or expand anything: ``$(…)`` stays text.
 """
 
@@ -18,8 +20,8 @@ from typing import Any
 
 from . import conditions
 from .conditions import attr as _attr
-from .catalog import Catalog, value_problem
-from .database import Database, Model
+from .catalog import Catalog
+from .database import Database, Model, branch_value_problem, likely_typo
 from .errors import choices_hint
 from .schema import Cell, Severity
 
@@ -440,7 +442,11 @@ def _parse_args(cmd: Command, words: list[Word], catalog: Catalog) -> None:
 
 # --- findings --------------------------------------------------------------------------------
 
-def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str]) -> list[Finding]:
+def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
+                     branch_values: dict[str, dict[str, str | None]] | None = None
+                     ) -> list[Finding]:
+    """What the pinned catalog says of a command: ``env_known`` and ``branch_values`` are what
+    the model's branch reads beyond it (``model_env``, ``model_values``)."""
     out: list[Finding] = []
     seen: dict[str, str] = {}
     hints: dict[str, str] = {}  # a suggestion compares with every flag: once per unknown name
@@ -473,7 +479,8 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str]) -> lis
                                f"{spec.name} is deprecated: {why}", [spec.name],
                                text_id="catalog.deprecated-flag",
                                fields={"flag": spec.name, "why": why}))
-        problem = value_problem(spec, values) if not (hit.kind == "negated" and not values) else None
+        problem = branch_value_problem(spec, values, branch_values or {}) \
+            if not (hit.kind == "negated" and not values) else None
         if problem:
             out.append(Finding(Severity.error, "catalog.bad-value", problem, [spec.name],
                                text_id="catalog.bad-value", fields={"problem": problem}))
@@ -563,7 +570,7 @@ def check_state(db: Database, model: Model, match, picks, flags, env, cell):
     ctx = _CheckContext(db, model, match, picks, flags, env, cell, "server", {})
     cmd = Command("server", 0, env=list(env.items()),
                   flags=[(n, v) for n, v in flags.items()])
-    findings = catalog_findings(cmd, db.catalog, model_env(model)) \
+    findings = catalog_findings(cmd, db.catalog, model_env(model), model_values(model)) \
         + rule_findings(db, model, ctx)
     return [Diagnostic(severity=f.severity, rule=f.rule,
                        message=TextRef(id=f.text_id or f.rule, fields=f.fields), flags=f.flags)
@@ -584,9 +591,15 @@ def _check_context(db: Database, model: Model, context: dict[str, str]) -> None:
             problems.append(f"'{key}' is not a dimension or setting of {model.info.name} "
                             f"({choices_hint(key, [*model.dimensions, *model.axis_index])})")
             continue
-        if value not in options:
-            what = "a platform" if key == "hw" else "an option"
-            problems.append(f"{key} '{value}' is not {what} of {model.info.name} "
+        if value in options:
+            continue
+        if key == "hw":
+            near = likely_typo(value, options)  # the closest id is often another GPU
+            problems.append(f"hw '{value}' is not a platform of {model.info.name} ("
+                            + (f"did you mean '{near}'? " if near else "")
+                            + f"known: {', '.join(options)})")
+        else:
+            problems.append(f"{key} '{value}' is not an option of {model.info.name} "
                             f"({choices_hint(value, options)})")
     if problems:
         raise RecipeError([Problem("<check context>", None, None, p) for p in problems])
@@ -621,18 +634,23 @@ def model_env(model: Model | None) -> set[str]:
     return set() if model is None else set(model.info.branch_env)
 
 
+def model_values(model: Model | None) -> dict[str, dict[str, str | None]]:
+    """Flag values the model's branch accepts that the pinned catalog refuses."""
+    return {} if model is None else model.info.branch_values
+
+
 def check_text(db: Database, text: str, *, model_id: str | None = None,
                **context: str) -> list[Finding]:
     """Check every command in ``text`` in the given context (cell dimensions and Playground
-    settings by id, e.g. ``hw="b300"``); unknown context skips rules that need it."""
-    model = db.model(model_id) if model_id else (next(iter(db.models.values()))
-                                                  if len(db.models) == 1 else None)
-    context = {k: v for k, v in context.items() if v is not None}
-    if model is not None:
-        _check_context(db, model, context)
-    match = {k: v for k, v in context.items() if model is not None and k in model.dimensions}
-    picks = {k: v for k, v in context.items() if k not in match}
+    settings by id, e.g. ``hw="b300"``); unknown context skips rules that need it. The rules of
+    ``model_id`` apply, else those of the only model, else those of the model each command
+    names (``_named_models``)."""
     catalogs = {"server": db.catalog, "router": db.router_catalog}
+    context = {k: v for k, v in context.items() if v is not None}
+    fixed = db.model(model_id) if model_id else (next(iter(db.models.values()))
+                                                  if len(db.models) == 1 else None)
+    if fixed is not None:
+        _check_context(db, fixed, context)
     raw: list[Finding] = []
     try:
         scan = _scan(text)
@@ -645,41 +663,94 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         return raw + [Finding(Severity.error, "parse.no-command",
                               "no sglang serve, python3 -m sglang.launch_server or "
                               "python3 -m sglang_router.launch_router command found", [], 1)]
+    all_flags = [_canonical_flags(cmd, catalogs[cmd.program]) for cmd in commands]
+    models, unsure = ([fixed] * len(commands), {}) if fixed is not None else \
+        _named_models(db, commands, all_flags, context)
     server_bootstrap = None
-    for cmd in commands:
-        flags = dict(cmd.flags)
+    for cmd, flags in zip(commands, all_flags):
         if cmd.program == "server" and "--disaggregation-bootstrap-port" in flags:
             server_bootstrap = flags["--disaggregation-bootstrap-port"][0]
-    if server_bootstrap is None and model is not None and model.info.pd:
-        server_bootstrap = str(model.info.pd.bootstrap_port)
     out: list[Finding] = raw
-    for cmd in commands:
+    for i, (cmd, flags, model) in enumerate(zip(commands, all_flags, models)):
         catalog = catalogs[cmd.program]
-        found = catalog_findings(cmd, catalog, model_env(model) if cmd.program == "server" else set())
-        flags = {}
-        for name, values in cmd.flags:
-            canon = catalog.canonical(name) or (catalog.lookup(name).spec.name
-                                                if catalog.lookup(name).spec else name)
-            flags[canon] = values
-        if cmd.model is not None and "--model-path" not in flags:
-            flags["--model-path"] = (cmd.model,)
+        server = cmd.program == "server"  # the branch reads server flags and env only
+        found = catalog_findings(cmd, catalog, model_env(model) if server else set(),
+                                 model_values(model) if server else {})
+        found += unsure.get(i, [])
         env = dict(cmd.env)
-        extra: dict[str, Any] = {"server_bootstrap": server_bootstrap}
+        bootstrap = server_bootstrap if server_bootstrap is not None or model is None \
+            or model.info.pd is None else str(model.info.pd.bootstrap_port)
+        extra: dict[str, Any] = {"server_bootstrap": bootstrap}
         if cmd.program == "router":
             prefill = flags.get("--prefill", ())
             extra["router_bootstrap"] = prefill[1] if len(prefill) > 1 else None
         if model is not None:
-            cmd_match = match
+            match = {k: v for k, v in context.items() if k in model.dimensions}
+            picks = {k: v for k, v in context.items() if k not in match}
             if cmd.program == "server":
-                mode = flags.get("--disaggregation-mode", (None,))[0]
-                cmd_match = _pd_context(model, mode, match)
-            cell = model.cell(cmd_match) if all(d in cmd_match for d in model.dimensions) \
-                else None
-            ctx = _CheckContext(db, model, cmd_match, picks, flags, env, cell, cmd.program,
-                                extra)
+                match = _pd_context(model, flags.get("--disaggregation-mode", (None,))[0], match)
+            cell = model.cell(match) if all(d in match for d in model.dimensions) else None
+            ctx = _CheckContext(db, model, match, picks, flags, env, cell, cmd.program, extra)
             found += rule_findings(db, model, ctx)
         for f in found:
             lines = [cmd.flag_lines[n] for n in f.flags if n in cmd.flag_lines]
             f.line = f.line or (lines[0] if lines else cmd.line)  # the rule's first flag
         out.extend(found)
     return out
+
+
+def _canonical_flags(cmd: Command, catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """The command's flags by their full names, with a positional model as --model-path."""
+    flags = {}
+    for name, values in cmd.flags:
+        canon = catalog.canonical(name) or (catalog.lookup(name).spec.name
+                                            if catalog.lookup(name).spec else name)
+        flags[canon] = values
+    if cmd.model is not None and "--model-path" not in flags:
+        flags["--model-path"] = (cmd.model,)
+    return flags
+
+
+def _named_models(db: Database, commands: list[Command], all_flags: list[dict],
+                  context: dict[str, str]) -> tuple[list[Model | None], dict[int, list[Finding]]]:
+    """With several models and none chosen: the model whose rules apply to each command, and
+    a warning for each command where none can be told. A server command's --model-path names
+    its model (any of a model's ``model_names``); a router command takes the one model its
+    servers name. Rules are never skipped in silence: the warning names the models and how to
+    choose."""
+    served: dict[str, list[str]] = {}
+    for m in db.models.values():
+        for rule in m.info.model_names:
+            if m.id not in served.setdefault(rule.name, []):
+                served[rule.name].append(m.id)
+    choose = f"models: {', '.join(db.models)}; choose one with --model ID"
+    why: dict[int, str] = {}
+    models: list[Model | None] = []
+    for i, (cmd, flags) in enumerate(zip(commands, all_flags)):
+        name = flags.get("--model-path", (None,))[0] if cmd.program == "server" else None
+        ids = served.get(name, []) if name is not None else []
+        models.append(db.models[ids[0]] if len(ids) == 1 else None)
+        if cmd.program != "server":
+            continue
+        if name is None:
+            why[i] = "the command names no model"
+        elif not ids:
+            why[i] = f"'{name}' is not a served name of any model (their model_names)"
+        elif len(ids) > 1:
+            why[i] = f"'{name}' is a served name of {' and '.join(ids)}"
+    named = {m.id: m for m in models if m is not None}
+    for i, cmd in enumerate(commands):
+        if cmd.program == "router":
+            if len(named) == 1:
+                models[i] = next(iter(named.values()))
+            else:
+                why[i] = ("no server command in this text names the served name of one model"
+                          if not named else f"its servers name {' and '.join(named)}")
+    for model in named.values():
+        _check_context(db, model, context)
+    unsure = {i: [Finding(Severity.warning, "check.model-unknown",
+                          f"cannot tell which model's rules apply: {reason}; only the flag "
+                          f"catalog was checked ({choose})",
+                          ["--model-path"] if commands[i].program == "server" else [])]
+              for i, reason in why.items()}
+    return models, unsure

@@ -26,10 +26,11 @@ def _db(args):
     return load_database(Path(args.root) if args.root else RECIPES)
 
 
-def _avg_len(text: str, consts, what: str) -> int:
+def _avg_len(text: str, what: str) -> int:
     """A request length as the Playground's URL hash reads one: decimal digits only, within the
-    bounds the model's calculator exports."""
-    lo, hi = consts.min_avg_len, consts.max_avg_len
+    bounds the schema sets (and the export carries)."""
+    from .schema import AVG_LEN_MAX as hi, AVG_LEN_MIN as lo
+
     if not re.fullmatch(r"[0-9]+", text):
         shown = f"'{text}'" if len(text) <= 40 else f"'{text[:40]}…'"
         raise RecipeError([Problem("<command line>", None, None, f"{what} must be a whole "
@@ -42,7 +43,7 @@ def _avg_len(text: str, consts, what: str) -> int:
     return int(digits)
 
 
-def _picks(pairs: list[str], consts) -> tuple[dict[str, str], int | None]:
+def _picks(pairs: list[str]) -> tuple[dict[str, str], int | None]:
     picks: dict[str, str] = {}
     avg_len = None
     for pair in pairs or []:
@@ -51,7 +52,7 @@ def _picks(pairs: list[str], consts) -> tuple[dict[str, str], int | None]:
             raise RecipeError([Problem("<command line>", None, None,
                                        f"--set expects KEY=VALUE (got '{pair}')")])
         if key == "avg_len":
-            avg_len = _avg_len(value, consts, "avg_len")
+            avg_len = _avg_len(value, "avg_len")
         else:
             picks[key] = value
     return picks, avg_len
@@ -105,7 +106,7 @@ def _selection(args, model):
     """``--set`` pairs and the ``--hw/--role/--strategy`` shortcuts as one selection."""
     from .selection import Selection
 
-    picks, avg_len = _picks(args.set, model.info.calculator)
+    picks, avg_len = _picks(args.set)
     shortcuts = {k: v for k in ("hw", "role", "strategy") if (v := getattr(args, k)) is not None}
     for key, value in shortcuts.items():
         if picks.get(key, value) != value:
@@ -130,7 +131,20 @@ def cmd_command(args) -> int:
             print()
             print(f"# {db.t(args.lang, 'ui.router')}")
             print(router)
-    return EXIT_OK
+    return _command_errors(db, model, res)
+
+
+def _command_errors(db, model, res) -> int:
+    """A composed command its own check finds an error in is not one to run: each error goes
+    to stderr (stdout keeps the command or the JSON, to see what is wrong) and the exit is 1."""
+    from . import render
+
+    errors = [d for d in res.diagnostics if d.severity.value == "error"]
+    for d in errors:
+        flags = f" [{', '.join(d.flags)}]" if d.flags else ""
+        print(f"error: {render.diagnostic_text(db, model, d, 'en')} ({d.rule}){flags}",
+              file=sys.stderr)
+    return EXIT_FINDINGS if errors else EXIT_OK
 
 
 def cmd_check(args) -> int:
@@ -173,7 +187,7 @@ def cmd_check(args) -> int:
         raise RecipeError([Problem("<command line>", None, None, "avg_len does not change what "
                                    "a command must look like; check takes dimensions and "
                                    "settings only")])
-    context.update(_picks(args.set, None)[0])
+    context.update(_picks(args.set)[0])
     out = []
     for name, text in sources:
         for f in check_text(db, text, model_id=args.model, **context):
@@ -200,8 +214,11 @@ def cmd_calc(args) -> int:
     db = _db(args)
     model = db.model(args.model)
     consts = model.info.calculator
+    if consts is None:
+        raise RecipeError([Problem("<command line>", None, None, f"{model.info.name} declares no "
+                                   "calculator (model.yaml 'calculator')")])
     sel = _selection(args, model)
-    table = [_avg_len(text, consts, "--avg-len") for text in args.avg_len or []]
+    table = [_avg_len(text, "--avg-len") for text in args.avg_len or []]
     res = resolve(db, sel)
     if res.calculator is not None:
         reason = db.t(args.lang, res.calculator.id, model)
@@ -359,7 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_command)
 
     s = sub.add_parser("check", help="check commands against the catalog and the rules")
-    s.add_argument("--model", help="model id whose rules apply (default: the only model)")
+    s.add_argument("--model", help="model id whose rules apply (default: the only model, or "
+                                   "the one whose served name --model-path gives)")
     s.add_argument("--hw", help="hardware id (same as --set hw=…)")
     s.add_argument("--role", help="shortcut for --set role=…")
     s.add_argument("--strategy", help="shortcut for --set strategy=…")

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import conditions, yamlfile
-from .catalog import Catalog, load_bounds, value_problem
+from .catalog import Catalog, FlagSpec, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
 from .schema import (AxesFile, Axis, BenchmarksFile, Cell, CellsFile, HardwareFile, ModelFile,
@@ -321,8 +321,52 @@ def _flag_problem(name: str, catalog: Catalog) -> str:
     if hit.kind in ("alias", "negated"):
         return (f"flag '{name}' is an alias; write '{hit.spec.name}' so every command spells "
                 "it one way")
+    if hit.kind == "abbreviated":
+        return f"'{name}' is an abbreviation of '{hit.spec.name}'; write the full name"
+    if hit.kind == "ambiguous":
+        shown = ", ".join(hit.candidates[:6]) + (", …" if len(hit.candidates) > 6 else "")
+        return f"'{name}' is an ambiguous abbreviation (of {shown}); write the full name"
     return (f"flag '{name}' is not in the {catalog.package} {catalog.version} catalog "
             f"({choices_hint(name, catalog.flags)})")
+
+
+# A branch value is judged as a placeholder is: it counts toward the flag's number of values,
+# and nothing else about it is checked.
+_BRANCH_VALUE = "{{BRANCH_VALUE}}"
+
+
+def branch_value_problem(spec: FlagSpec, values: tuple[str, ...],
+                         branch: dict[str, dict[str, str | None]]) -> str | None:
+    """``value_problem`` for a model whose ``branch_values`` are ``branch``: the values it adds
+    to this flag pass; every other value is judged by the pinned release's catalog."""
+    added = branch.get(spec.name)
+    if not added or not any(v in added for v in values):
+        return value_problem(spec, values)
+    judged = value_problem(spec, tuple(_BRANCH_VALUE if v in added else v for v in values))
+    # a message about the number of values quotes them: quote the ones written
+    return value_problem(spec, values) if judged and _BRANCH_VALUE in judged else judged
+
+
+def likely_typo(value: str, known) -> str | None:
+    """The id of ``known`` that ``value`` is a slip of the keyboard for, or None. Hardware ids
+    a digit or a letter apart name different products (mi300x and mi350x, h20 and h200, b200
+    and gb200), so closeness says nothing; only slips that make no other id count: case and
+    separators, a key pressed twice, two neighbouring keys swapped."""
+    def squash(text: str) -> str:
+        return re.sub(r"[-_. ]", "", text.lower())
+
+    typed = squash(value)
+    for choice in known:
+        want = squash(choice)
+        doubled = len(typed) == len(want) + 1 and any(
+            typed[i] == typed[i + 1] and typed[:i] + typed[i + 1:] == want
+            for i in range(len(typed) - 1))
+        swapped = len(typed) == len(want) and any(
+            typed[:i] + typed[i + 1] + typed[i] + typed[i + 2:] == want
+            for i in range(len(typed) - 1))
+        if typed == want or doubled or swapped:
+            return choice
+    return None
 
 
 def _is_int(text: str) -> bool:
@@ -375,6 +419,7 @@ class _Validator:
     def run(self) -> None:
         m = self.m
         self._model_file()
+        self._branch_values()
         self._axes()
         self._cells()
         self._option_templates()
@@ -418,10 +463,18 @@ class _Validator:
             self.flag_name(doc, path, f.name, catalog)
             spec = catalog.lookup(f.name).spec
             if spec is not None and not conditions.TEMPLATE.search(" ".join(f.values)):
-                bad = value_problem(spec, f.values)
+                bad = self.value_problem(spec, f.values, catalog)
                 if bad:
                     self.out.add(self.docs[doc], path, bad)
         return flags
+
+    def value_problem(self, spec: FlagSpec, values: tuple[str, ...],
+                      catalog: Catalog | None = None) -> str | None:
+        """The catalog's verdict on a flag's values, with this model's branch values accepted
+        (they extend the server catalog only)."""
+        if (catalog or self.catalog) is not self.catalog:
+            return value_problem(spec, values)
+        return branch_value_problem(spec, values, self.m.info.branch_values)
 
     def option_of(self, doc: str, path: tuple, axis_id: str, option: str) -> None:
         choices = self.axis_options(axis_id)
@@ -485,10 +538,12 @@ class _Validator:
         if not spec.takes_value:
             return D(what, ("true",), note="a flag without a value reads as 'true'; test that it "
                      "is absent with 'lacks'")
+        added = tuple(self.m.info.branch_values.get(name, {})) \
+            if spec is self.catalog.flags.get(name) else ()
         if spec.choices:
-            return D(what, spec.choices, noun="choice")
+            return D(what, spec.choices + added, noun="choice")
         if spec.late_choices:
-            return D(what, spec.late_choices, noun="choice", fold=True)
+            return D(what, spec.late_choices + added, noun="choice", fold=True)
         if spec.type in ("int", "float"):
             return D(what, number=True, whole=spec.type == "int")
         return D(what)
@@ -581,7 +636,7 @@ class _Validator:
                 return
             for f in flags:
                 spec = self.catalog.lookup(f.name).spec
-                bad = value_problem(spec, f.values) if spec is not None else None
+                bad = self.value_problem(spec, f.values) if spec is not None else None
                 if bad:
                     self.out.add(self.docs[doc], path, f"'{text}' can give '{filled}': {bad}")
                     return
@@ -625,13 +680,55 @@ class _Validator:
                          f"its {' and '.join(dict.fromkeys(langs))} text, which nothing fills in "
                          f"(fields it can use: {known})")
 
+    def platform_problem(self, hw: str, of_model: bool) -> str:
+        """Why ``hw`` is not a platform of the catalog (or, ``of_model``, of this model). A
+        suggestion only for a slip of the keyboard (``likely_typo``): the nearest id is often
+        another GPU, and a new GPU needs its facts written down before a cell can use it."""
+        catalog = list(self.platforms)
+        ours = list(self.m.info.hardware) if of_model else catalog
+        hardware_file = os.path.join(os.path.dirname(os.path.dirname(self.docs["model"].file)),
+                                     "catalog", "hardware.yaml")
+        near = likely_typo(hw, ours)
+        if near:
+            where = "a platform of this model" if of_model else f"in {hardware_file}"
+            return f"hw '{hw}' is not {where} (did you mean '{near}'? known: {', '.join(ours)})"
+        if of_model and hw in self.platforms:
+            return (f"hw '{hw}' is not a platform of this model (known: {', '.join(ours)}); add "
+                    "it to 'hardware' in model.yaml first")
+        then = ", then to 'hardware' in model.yaml" if of_model else ""
+        return (f"hw '{hw}' is not in {hardware_file} (known: {', '.join(catalog)}); add the "
+                f"platform there first{then}")
+
     # -- files
+    def _branch_values(self) -> None:
+        """Each branch value extends a flag the pinned catalog has, which refuses the value,
+        and says who reads it: anything else would let a typo through as a branch value."""
+        d, catalog = "model", self.catalog
+        for name, values in self.m.info.branch_values.items():
+            p = ("branch_values", name)
+            hit = catalog.lookup(name)
+            if hit.kind != "exact":
+                self.out.add(self.docs[d], p, _flag_problem(name, catalog))
+                continue
+            if not hit.spec.takes_value:
+                self.out.add(self.docs[d], p, f"flag '{name}' takes no value, so a branch "
+                             "cannot add one")
+                continue
+            for value, reason in values.items():
+                if value_problem(hit.spec, (value,)) is None:
+                    self.out.add(self.docs[d], p + (value,), f"'{value}' is already a valid "
+                                 f"value of {name} in {catalog.package} {catalog.version}; "
+                                 "delete it from branch_values")
+                if reason is None or not reason.strip():
+                    self.out.add(self.docs[d], p + (value,), f"branch value '{value}' of {name} "
+                                 "gives no reason: say who reads it (the branch or image that "
+                                 "accepts it)")
+
     def _model_file(self) -> None:
         info, d = self.m.info, "model"
         for i, hw in enumerate(info.hardware):
             if self.platforms and hw not in self.platforms:
-                self.out.add(self.docs[d], ("hardware", i), f"hw '{hw}' is not a known platform "
-                             f"({choices_hint(hw, self.platforms)})")
+                self.out.add(self.docs[d], ("hardware", i), self.platform_problem(hw, False))
         seen: set[str] = set()
         for i, dim in enumerate(info.dimensions):
             p = ("dimensions", i)
@@ -738,8 +835,7 @@ class _Validator:
             options = m.dimension_options[dim]
             ids = [o for o, _, _ in options]
             if dim == "hw" and value not in ids:
-                self.out.add(self.docs[d], p + ("match", dim), f"hw '{value}' is not a platform "
-                             f"of this model ({choices_hint(value, ids)})")
+                self.out.add(self.docs[d], p + ("match", dim), self.platform_problem(value, True))
                 ok = False
             elif value not in ids:
                 self.out.add(self.docs[d], p + ("match", dim), f"{dim} '{value}' is not known "
@@ -887,16 +983,58 @@ class _Validator:
             self.condition(d, p + ("when",), e.when)
 
     def _benchmarks(self) -> None:
-        if self.m.benchmarks is None or self.cell_problems:
-            return  # a broken cells file would only make every benchmark look orphaned
+        bench, d = self.m.benchmarks, "benchmarks"
+        if bench is None:
+            return
+        doc = self.docs[d]
         rounds = [r.id for r in self.m.info.rounds]
-        for i, res in enumerate(self.m.benchmarks.results):
+        for bid, decl in bench.accuracy_benchmarks.items():
+            self.text(d, ("accuracy_benchmarks", bid, "label"), decl.label)
+        for i, res in enumerate(bench.results):
             p = ("results", i)
-            if res.round not in rounds:
-                self.out.add(self.docs["benchmarks"], p + ("round",), f"unknown round "
-                             f"'{res.round}' ({choices_hint(res.round, rounds)})")
+            if res.round is None and res.sglang is None:
+                self.out.add(doc, p, "a result names its 'round' or the 'sglang' version it ran "
+                             f"on (rounds: {', '.join(rounds) or 'none in model.yaml'})")
+            elif res.round is not None and res.round not in rounds:
+                self.out.add(doc, p + ("round",), f"unknown round '{res.round}' "
+                             f"({choices_hint(res.round, rounds)})")
+            if not res.rows and not res.accuracy:
+                self.out.add(doc, p, "a result gives speed 'rows', 'accuracy' scores or both; "
+                             "this one gives neither")
+            if res.latency_percentile is not None and not res.rows:
+                self.out.add(doc, p + ("latency_percentile",), "'latency_percentile' says what "
+                             "the TTFT and TPOT of speed rows are, and this result has no rows")
+            self._accuracy(p, res)
+            for j, note in enumerate(res.notes):
+                self.text(d, p + ("notes", j), note)
             for key, value in res.match.items():
-                self.option_of("benchmarks", p + ("match", key), key, value)
-            if self.m.cell(res.match) is None:
-                self.out.add(self.docs["benchmarks"], p + ("match",), "no cell matches "
-                             f"{'/'.join(self.m.key(res.match))}")
+                self.option_of(d, p + ("match", key), key, value)
+            # a broken cells file would only make every benchmark look orphaned
+            if not self.cell_problems and self.m.cell(res.match) is None:
+                self.out.add(doc, p + ("match",),
+                             f"no cell matches {'/'.join(self.m.key(res.match))}")
+
+    def _accuracy(self, path: tuple, res) -> None:
+        """Each score names a declared benchmark once, in its unit and within its bounds."""
+        declared = self.m.benchmarks.accuracy_benchmarks
+        doc = self.docs["benchmarks"]
+        first: dict[str, int] = {}
+        for j, item in enumerate(res.accuracy):
+            p, name = path + ("accuracy", j), item.benchmark
+            decl = declared.get(name)
+            if decl is None:
+                hint = choices_hint(name, declared) if declared else \
+                    "none is declared: add it to 'accuracy_benchmarks' with a label and a unit"
+                self.out.add(doc, p + ("benchmark",), f"unknown benchmark '{name}' ({hint})")
+                continue
+            if name in first:
+                line = doc.where(path + ("accuracy", first[name]))[0]
+                self.out.add(doc, p + ("benchmark",), f"benchmark '{name}' is scored twice in "
+                             f"one result (first at line {line})")
+            first.setdefault(name, j)
+            if item.unit is not None and item.unit != decl.unit:
+                self.out.add(doc, p + ("unit",), f"benchmark '{name}' is scored in "
+                             f"'{decl.unit}' (its accuracy_benchmarks entry), not '{item.unit}'")
+            if decl.unit == "percent" and not 0 <= item.score <= 100:
+                self.out.add(doc, p + ("score",), f"score {item.score:g} of '{name}' is a "
+                             "percentage: it lies between 0 and 100")

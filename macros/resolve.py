@@ -17,10 +17,10 @@ from pydantic import BaseModel, ConfigDict
 from . import calculator, conditions
 from .conditions import attr as _attr
 from .catalog import is_placeholder
-from .database import Database, Model
+from .database import Database, Model, likely_typo
 from .errors import Problem, RecipeError, choices_hint
 from .flags import Flag, env_name, parse_flag_text
-from .schema import Axis, Cell, Severity, Source
+from .schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Cell, Severity, Source
 from .selection import Selection
 
 
@@ -80,7 +80,7 @@ class Resolution(Frozen):
     verified_in: str | None
     nodes: int
     picks: dict[str, str | None]
-    avg_len: int
+    avg_len: int | None  # the request length the calculator used (None: the model has none)
     model_name: str
     docker_image: str
     hints: list[TextRef]
@@ -124,7 +124,7 @@ class _State:
     cell_flag_map: dict[str, tuple[str, ...]]
     match: dict[str, str]
     picks: dict[str, str | None]
-    avg_len: int
+    avg_len: int | None
     toks: list[_Tok] = field(default_factory=list)
     env_items: list[tuple[str, str]] = field(default_factory=list)
     hints: list[TextRef] = field(default_factory=list)
@@ -182,6 +182,8 @@ class _State:
 
     # -- calculator
     def calc_reason(self) -> str | None:
+        if self.model.info.calculator is None:
+            return None  # nothing to explain: the model has no calculator
         for rule in self.model.rules.calculator:
             if conditions.evaluate(rule.when, self) is True:
                 return rule.reason
@@ -192,8 +194,8 @@ class _State:
         if cached is not None and cached[0] is self.toks and cached[1] is self.env_items:
             return cached[2]
         value = None
-        if self.calc_reason() is None:
-            c = self.model.info.calculator
+        c = self.model.info.calculator
+        if c is not None and self.calc_reason() is None:
             inputs = calculator.read_inputs(self.flags(), dict(self.env_items), self.pd, c)
             value = calculator.ratio(inputs, self.avg_len, c)
         self._ratio_cache = (self.toks, self.env_items, value)
@@ -262,11 +264,11 @@ def _select(db, sel: Selection, strict):
     cell_flags = model.cell_flags[index]
     calc = model.info.calculator
     if avg_len is None:
-        avg_len = calc.default_avg_len
-    if not calc.min_avg_len <= avg_len <= calc.max_avg_len:
+        avg_len = calc.default_avg_len if calc else None
+    elif not AVG_LEN_MIN <= avg_len <= AVG_LEN_MAX:
         raise SelectionError([Problem("<selection>", None, None,
-                                      f"avg_len must be from {calc.min_avg_len:,} to "
-                                      f"{calc.max_avg_len:,} tokens (got {avg_len})")])
+                                      f"avg_len must be from {AVG_LEN_MIN:,} to "
+                                      f"{AVG_LEN_MAX:,} tokens (got {avg_len})")])
     st = _State(db, model, cell, {f.name: f.values for f in cell_flags}, dict(match), {}, avg_len)
     st.toks = [_Tok(f, "cell") for f in cell_flags]
     st.env_items = [(env_name(e), e.split("=", 1)[1]) for e in cell.env]
@@ -407,9 +409,11 @@ def _pick_cell_uncached(db, model, wanted: dict[str, str], strict) -> dict[str, 
     hw = wanted.get("hw")
     if hw not in hws:
         if strict:
+            near = likely_typo(str(hw), hws)  # the closest id is often another GPU
             raise SelectionError([Problem("<selection>", None, None,
-                                          f"hw '{hw}' is not a platform of {model.info.name} "
-                                          f"({choices_hint(str(hw), hws)})")])
+                                          f"hw '{hw}' is not a platform of {model.info.name} ("
+                                          + (f"did you mean '{near}'? " if near else "")
+                                          + f"known: {', '.join(hws)})")])
         hw = hws[0]
     match = {"hw": hw}
     for dim in model.dimensions[1:]:

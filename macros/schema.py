@@ -203,8 +203,12 @@ class ModelFile(Strict):
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
     pd: PD | None = None
-    calculator: CalculatorConsts
+    calculator: CalculatorConsts | None = None  # a model without one shows no panel or caveat
     branch_env: dict[str, str] = {}
+    # flag -> value -> who reads it: values the pinned release refuses but the model's branch
+    # (or image) accepts. A missing reason (None) is told apart in database.py, which says
+    # what to write; it checks the rest against the catalog too.
+    branch_values: dict[str, dict[str, str | None]] = {}
 
 
 # --- recipes/<model>/cells.yaml
@@ -332,6 +336,13 @@ class RulesFile(Strict):
 
 # --- recipes/<model>/benchmarks.yaml
 
+# Which statistic a result's TTFT and TPOT figures are (bench_serving prints both).
+Percentile = Literal["p50", "mean"]
+# How a score reads; "percent" scores lie in 0-100 (database.py checks it against the unit a
+# benchmark declares), "points" is any finite score on the benchmark's own scale.
+ScoreUnit = Literal["percent", "points"]
+
+
 class BenchRow(Strict):
     isl: AvgLen
     osl: AvgLen
@@ -341,13 +352,30 @@ class BenchRow(Strict):
     tok_s_gpu: Measured
 
 
+class AccuracyBenchmark(Strict):
+    label: str
+    unit: ScoreUnit
+
+
+class AccuracyScore(Strict):
+    benchmark: str
+    score: float = Field(allow_inf_nan=False)
+    unit: ScoreUnit | None = None  # when given, the unit its benchmark declares
+
+
 class BenchResult(Strict):
-    match: dict[str, str]
-    round: str
-    rows: list[BenchRow] = Field(min_length=1)
+    match: dict[str, str]  # the cell's dimensions and the Playground settings it ran with
+    round: str | None = None
+    sglang: NonEmpty | None = None  # the release it ran on, when not its round's version
+    latency_percentile: Percentile | None = None  # when not the file's
+    rows: list[BenchRow] = []
+    accuracy: list[AccuracyScore] = []
+    notes: list[str] = []
 
 
 class BenchmarksFile(Strict):
     command: str
     num_prompts_by_concurrency: dict[Count, Count]
+    latency_percentile: Percentile
+    accuracy_benchmarks: dict[str, AccuracyBenchmark] = {}
     results: list[BenchResult] = Field(min_length=1)

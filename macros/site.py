@@ -33,26 +33,44 @@ class MacroError(Exception):
     """A macro was called with arguments that do not name a real selection."""
 
 
+_MD_ENTITIES = {c: f"&#{ord(c)};" for c in "[]()*_`\\!<>"}
+
+
 def _esc(text: str) -> str:
-    """Text from the database placed in Markdown/HTML: inert, never markup."""
-    return html.escape(str(text), quote=True)
+    """Text from the database in an HTML attribute or an admonition title: inert, never markup.
+    Markdown still reads links and emphasis there, so their characters go as entities too
+    (the browser shows them as written)."""
+    return "".join(_MD_ENTITIES.get(c, c) for c in html.escape(str(text), quote=True))
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
 _MD_LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])")
 
 
+def _inline(text: str) -> str:
+    """Reader text inside a line of Markdown: no HTML, links, emphasis, code or cell break."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
+
+
 def _md(text: str) -> str:
     """Reader text placed in Markdown: no HTML and no Markdown syntax (links, emphasis, code,
     tables, or a list or heading at the start of a line)."""
-    escaped = html.escape(str(text), quote=False)
-    escaped = _MD_SPECIAL.sub(r"\\\1", escaped)
-    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+    # "1." starts a list but "\1." is a backslash and a list: escape the dot ("1\."), which
+    # Markdown reads as a plain dot
+    return _MD_LINE_START.sub(lambda m: m.group(1) + (
+        m.group(2)[:-1] + "\\" + m.group(2)[-1] if m.group(2)[0].isdigit()
+        else "\\" + m.group(2)), _inline(text))
 
 
 def _cell_text(text: str) -> str:
-    """Inert text that also cannot break a Markdown table cell."""
-    return _md(text).replace("\n", " ")
+    """Inert text in a table cell, which cannot start a list or a heading: one line."""
+    return _inline(text).replace("\n", " ")
+
+
+def _score(value: float) -> str:
+    """A score with every digit the data gives (``:g`` would round 99.9999 to 100)."""
+    value = float(value)
+    return f"{int(value):,}" if value.is_integer() else f"{value:,}"
 
 
 # A flag with the value that follows it when that value is a number or a snake_case id
@@ -66,6 +84,14 @@ def _prose(text: str) -> str:
     """Inert reader text with flags and env vars set as inline code."""
     parts = _CODE_WORD.split(str(text))
     return "".join(f"`{p}`" if i % 2 else _md(p) for i, p in enumerate(parts))
+
+
+def _code_cell(text: str) -> str:
+    """Text as inline code in a table cell: a code span escapes HTML itself; the fence is
+    longer than any backtick run inside, and a pipe would still split the cell."""
+    text = str(text).replace("\n", " ").replace("|", "/")
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks} {text} {ticks}"
 
 
 def _fence(code: str, lang: str = "bash", attrs: str = "") -> str:
@@ -85,6 +111,10 @@ class Site:
     # -- helpers
     def t(self, text_id: str, model=None, **fields) -> str:
         return self.db.t(self.lang, text_id, model, **fields)
+
+    def th(self, text_id: str, model=None, **fields) -> str:
+        """Database text as a table heading: inert, one line, no cell separator."""
+        return _cell_text(self.t(text_id, model, **fields))
 
     def selection(self, model_id: str, dims: tuple, picks: dict) -> Selection:
         """A macro's arguments as a selection: positional values are the model's dimensions in
@@ -189,8 +219,8 @@ class Site:
     def effective(self, model_id: str, *dims, **picks) -> str:
         res = self.resolve(model_id, *dims, **picks)
         model = self.db.model(model_id)
-        rows = [f"| {self.t('table.knob')} | {self.t('table.value')} | {self.t('table.source')} "
-                f"| {self.t('table.why')} |", "|---|---|---|---|"]
+        rows = [f"| {self.th('table.knob')} | {self.th('table.value')} | {self.th('table.source')} "
+                f"| {self.th('table.why')} |", "|---|---|---|---|"]
         for e in res.effective:
             value = f"`{_cell_text(e.value)}`" if e.value is not None \
                 else f"*{_cell_text(self.t(e.value_text, model))}*"
@@ -212,8 +242,8 @@ class Site:
     def matrix(self, model_id: str) -> str:
         """Hardware × the model's dimensions with nodes and status; each links to its command."""
         model = self.db.model(model_id)
-        head = [self.t("table.hardware")] + [self.t(d.label, model) for d in model.info.dimensions] \
-            + [self.t("table.nodes"), self.t("table.status")]
+        head = [self.th("table.hardware")] + [self.th(d.label, model) for d in model.info.dimensions] \
+            + [self.th("table.nodes"), self.th("table.status")]
         rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for hw in model.info.hardware:
             p = self.db.platforms[hw]
@@ -241,36 +271,61 @@ class Site:
         return "\n".join(out)
 
     def benchmarks(self, model_id: str) -> str:
+        """Every published result: speed rows (TTFT and TPOT headed with their latency
+        percentile), accuracy scores and the result's notes, under its cell, picks, status and
+        SGLang version. Results follow their rounds' order, each round's notes after them;
+        results that name no round come last."""
         model = self.db.model(model_id)
-        if model.benchmarks is None:
+        bench = model.benchmarks
+        if bench is None:
             return ""
+        groups = [(rnd, [r for r in bench.results if r.round == rnd.id])
+                  for rnd in model.info.rounds]
+        groups.append((None, [r for r in bench.results if r.round is None]))
         out = []
-        for rnd in model.info.rounds:
-            results = [r for r in model.benchmarks.results if r.round == rnd.id]
-            if not results:
-                continue
+        for rnd, results in groups:
             for res in results:
-                m = res.match
-                # the overlay picks the round ran with, by their short ids (MXFP4, DSPARK …)
-                extra = [self.t(f"opt.{k}.{v}", model) if k == "spec" else v.upper()
-                         for k, v in m.items() if k not in model.dimensions]
-                title = " · ".join(_md(x) for x in [*self._labels(model, m), *extra])
-                out.append(f"**{title}** ({self._badge_for(model, m)} "
-                           f"SGLang {_md(rnd.version)})\n")
-                out.append(f"| {self.t('table.isl')} | {self.t('table.osl')} | "
-                           f"{self.t('table.concurrency')} | {self.t('table.ttft')} | "
-                           f"{self.t('table.tpot')} | {self.t('table.throughput')} |")
-                out.append("|---:|---:|---:|---:|---:|---:|")
-                for row in res.rows:
-                    out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
-                               f"{row.ttft_ms:,g} | {row.tpot_ms:g} | {row.tok_s_gpu:,g} |")
-                out.append("")
-            for note in rnd.notes:
-                out.append(f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n")
+                out += self._bench_result(model, res, rnd.version if rnd else None)
+            if results and rnd is not None:
+                out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n"
+                        for note in rnd.notes]
         return "\n".join(out)
 
-    def _badge_for(self, model, match: dict) -> str:
-        cell = model.cell(match)
+    def _bench_result(self, model, res, round_version: str | None) -> list[str]:
+        """One result's title line, speed table, accuracy table and notes."""
+        bench = model.benchmarks
+        labels = self._labels(model, res.match)
+        # the Playground settings it ran with, by their labels
+        for axis_id, option in res.match.items():
+            if axis_id not in model.dimensions:
+                labels.append(self.t(next(o.label for o in model.axis_index[axis_id].options
+                                          if o.id == option), model))
+        version = _md(f"SGLang {res.sglang or round_version}")
+        out = [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} {version})\n"]
+        if res.rows:
+            percentile = self.t(f"percentile.{res.latency_percentile or bench.latency_percentile}")
+            out.append(f"| {self.th('table.isl')} | {self.th('table.osl')} | "
+                       f"{self.th('table.concurrency')} | "
+                       f"{self.th('table.ttft-pct', percentile=percentile)} | "
+                       f"{self.th('table.tpot-pct', percentile=percentile)} | "
+                       f"{self.th('table.throughput')} |")
+            out.append("|---:|---:|---:|---:|---:|---:|")
+            for row in res.rows:
+                out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
+                           f"{row.ttft_ms:,g} | {row.tpot_ms:g} | {row.tok_s_gpu:,g} |")
+            out.append("")
+        if res.accuracy:
+            out += [f"| {self.th('table.benchmark')} | {self.th('table.score')} |", "|---|---:|"]
+            for item in res.accuracy:
+                decl = bench.accuracy_benchmarks[item.benchmark]
+                score = self.th(f"unit.{decl.unit}", score=_score(item.score))
+                out.append(f"| {self.th(decl.label, model)} | {score} |")
+            out.append("")
+        out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n" for note in res.notes]
+        return out
+
+    def _badge_for(self, model, res) -> str:
+        cell = model.cell(res.match)
         return self._badge(cell.status.value) if cell else ""
 
     def ratio_table(self, model_id: str, *dims, **picks) -> str:
@@ -279,8 +334,10 @@ class Site:
         if res.calculator is not None:
             return f"*{_md(self.t(res.calculator.id, model))}*"
         consts = model.info.calculator
+        if consts is None:
+            raise MacroError(f"ratio_table: {model_id} declares no calculator")
         inputs = calculator.inputs_of(res.flags, res.env, res.pd, consts)
-        rows = [f"| {self.t('table.avg_len')} | `{self.t('table.ratio')}` |", "|---:|---:|"]
+        rows = [f"| {self.th('table.avg_len')} | {_code_cell(self.t('table.ratio'))} |", "|---:|---:|"]
         for length in consts.common_lengths:
             value = calculator.ratio(inputs, length, consts)
             rows.append(f"| {length:,} | {calculator.fmt(value) if value else '—'} |")
@@ -304,9 +361,9 @@ class Site:
         if not groups:
             raise MacroError(f"scaling_table: no platform offers {'/'.join(dims)} {picks}")
         shapes = sorted(groups.items(), reverse=True)
-        head = [self.t("table.gpus")] + [
-            f"{self.t('table.layout')} ({_cell_text('/'.join(self.db.platforms[h].label for h in hws))})"
-            for _, hws in shapes] + [self.t("table.tp_ep"), self.t("table.dp")]
+        head = [self.th("table.gpus")] + [
+            f"{self.th('table.layout')} ({_cell_text('/'.join(self.db.platforms[h].label for h in hws))})"
+            for _, hws in shapes] + [self.th("table.tp_ep"), self.th("table.dp")]
         rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
         for option in model.axis_index[axis].options:
             results = [self.resolve(model_id, hws[0], *dims, **{**picks, axis: option.id})

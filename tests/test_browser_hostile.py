@@ -18,7 +18,7 @@ import yaml
 
 from helpers.browser import chromium, require_chromium, serve
 from helpers.project import project_copy, recipes_root
-from test_browser import PAGES, Tab
+from test_browser import Tab, page_of
 from test_hostile import EVIL, _poison
 
 pytestmark = pytest.mark.browser
@@ -198,7 +198,7 @@ def test_poisoned_static_page_has_no_live_markup(browser, hostile_base, lang):
     context = browser.new_context(java_script_enabled=False)
     try:
         page = context.new_page()
-        page.goto(hostile_base + PAGES[lang])
+        page.goto(hostile_base + page_of(lang))
         injected = page.eval_on_selector_all(
             "article script, article img[onerror], article [onclick], article [onload], "
             "article iframe, article svg[onload]", "els => els.map(e => e.outerHTML)")

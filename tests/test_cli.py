@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 
-from macros.selection import Selection
+import pytest
+
+from helpers.models import MODELS
 from macros import render
+from macros.database import likely_typo
 from macros.resolve import resolve
+from macros.selection import Selection
 
 
 def test_command_text_is_exactly_what_the_page_shows(cli, db):
@@ -113,3 +117,20 @@ def test_unexpected_bugs_are_reported_without_a_traceback(cli, monkeypatch):
     monkeypatch.setattr(cli_module, "build_parser", lambda: parser)
     r = cli("validate")
     assert r.code == 3 and r.err.startswith("internal error: KeyError") and "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_an_unknown_platform_is_not_answered_with_another_gpu(cli, db, model_id):
+    hws = db.model(model_id).info.hardware
+    other = next(p for p in db.platforms if p not in hws and likely_typo(p, hws) is None)
+    r = cli("command", model_id, "--set", f"hw={other}")
+    assert r.code == 1
+    assert f"hw '{other}' is not a platform of {db.model(model_id).info.name} (known: " in r.err
+    assert "did you mean" not in r.err
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_slip_of_the_keyboard_in_a_platform_is_answered(cli, db, model_id):
+    hw = db.model(model_id).info.hardware[0]
+    r = cli("command", model_id, "--set", f"hw={hw}{hw[-1]}")
+    assert r.code == 1 and f"(did you mean '{hw}'? known: " in r.err

@@ -3,6 +3,7 @@ llms.txt, and in shell commands (metacharacters are quoted)."""
 
 from __future__ import annotations
 
+import html
 import re
 import shlex
 import shutil
@@ -21,13 +22,12 @@ EVIL_VALUE = '{"enable_multithread_load": true, "x": "$(touch /tmp/pwned); `id`"
 
 
 def _poison(recipes: Path) -> None:
-    for lang in ("en", "ko"):
-        path = recipes / "kimi-k3" / f"text.{lang}.yaml"
+    # Every reader-visible string of the shared catalog and of every model, each one marked
+    # with its own id so a test can see that it reached the page.
+    for path in sorted(recipes.glob("*/text.*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for key in ("warn.gb200-decode-ll-prefill-pairing", "pin.b200-moe-runner",
-                    "hint.nvfp4-image", "role.decode", "check.spec-caps-running-requests",
-                    "round.b300.admission"):
-            data[key] = f"{key} {EVIL}"
+        for key in data:
+            data[key] = f"{data[key]} {key} {EVIL}"
         path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     hw = recipes / "catalog" / "hardware.yaml"
     hw.write_text(hw.read_text().replace("label: B300\n", "label: 'B300<script>alert(5)</script>'\n"))
@@ -38,6 +38,36 @@ def _poison(recipes: Path) -> None:
     text = text.replace('{\\"enable_multithread_load\\": true}',
                         EVIL_VALUE.replace('"', '\\"'), 1)
     cells.write_text(text)
+
+
+def _live_markup(doc: str) -> list[str]:
+    """What an HTML parser (as a browser reads the page) finds live of the poison: event
+    handler attributes, javascript: links and scripts that are not the site's own."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Reader(HTMLParser):
+        script = False
+
+        def handle_starttag(self, tag, attrs):
+            for name, value in attrs:
+                if name.startswith("on"):
+                    found.append(f"<{tag} {name}={value!r}>")
+                if name in ("href", "src") and (value or "").strip().lower().startswith(
+                        "javascript:"):
+                    found.append(f"<{tag} {name}={value!r}>")
+            self.script = tag == "script"
+
+        def handle_data(self, data):
+            if self.script and "alert(" in data:
+                found.append(f"<script>{data[:60]}")
+
+        def handle_endtag(self, tag):
+            self.script = False
+
+    Reader().feed(doc)
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +87,9 @@ def hostile_site(tmp_path_factory):
 def test_html_from_data_is_escaped_in_the_pages(hostile_site, lang):
     doc = (hostile_site / lang / "models/kimi-k3/index.html").read_text(encoding="utf-8")
     assert "warn.gb200-decode-ll-prefill-pairing" in doc  # the poisoned text is on the page
-    assert "<script>alert" not in doc
-    assert not re.search(r"<img[^>]+onerror", doc)
-    assert not re.search(r"<div[^>]+onclick", doc)
-    assert 'href="javascript:' not in doc
+    assert "table.hardware" in doc and "table.status" in doc  # table headings too
+    live = _live_markup(doc)
+    assert live == [], live[:5]
     assert "&lt;script&gt;" in doc
 
 
@@ -68,6 +97,7 @@ def test_html_from_data_is_escaped_in_the_pages(hostile_site, lang):
 def test_markdown_copies_and_llms_txt_are_inert(hostile_site, lang):
     md = (hostile_site / lang / "models/kimi-k3/index.md").read_text(encoding="utf-8")
     outside_code = re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md, flags=re.S | re.M)
+    outside_code = re.sub(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", "", outside_code)  # code spans
     assert "<script" not in outside_code.replace("&lt;script", "")
     assert not re.search(r"(?<!\\)\]\(javascript:", outside_code)  # escaped: \[x\](…) is text
     llms = (hostile_site / lang / "llms.txt").read_text(encoding="utf-8")
@@ -76,10 +106,23 @@ def test_markdown_copies_and_llms_txt_are_inert(hostile_site, lang):
 
 def test_shell_metacharacters_in_values_are_quoted(hostile_site, db):
     md = (hostile_site / "models/kimi-k3/index.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```bash[^\n]*\n(.*?)```", md, re.S)
+    blocks = [m.group(2) for m in re.finditer(r"^[ \t]*(`{3,})bash[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", md,
+                                               re.S | re.M)]
     catalogs = {"server": db.catalog, "router": db.router_catalog}
     values = [dict(c.flags).get("--model-loader-extra-config") for b in blocks
               for c in parse(b, catalogs)]
     assert (EVIL_VALUE,) in values
     line = next(l for b in blocks for l in b.splitlines() if "touch /tmp/pwned" in l)
     assert shlex.split(line.rstrip(" \\")) == ["--model-loader-extra-config", EVIL_VALUE]
+
+
+@pytest.mark.parametrize("text", ["88.1% on GPQA", "2.5 Pro", "1) first", "10. tenth",
+                                  "- dash", "# hash", "> quote", "+ plus"])
+def test_reader_text_that_starts_like_markdown_reads_as_written(text):
+    """Inert, and with no stray backslash: the escape Markdown removes is the one we add."""
+    import markdown
+
+    from macros.site import _md
+
+    html_out = markdown.markdown(_md(text))
+    assert html_out == f"<p>{html.escape(text, quote=False)}</p>"

@@ -232,7 +232,7 @@ def test_the_playground_reads_avg_len_exactly_as_the_cli_does(db, model):
 
     def cli_reads(text):
         try:
-            return _avg_len(text, consts, "avg_len")
+            return _avg_len(text, "avg_len")
         except RecipeError:
             return None
 

@@ -24,9 +24,10 @@ from macros.resolve import resolve
 from macros.selection import Selection
 from macros.selections import deployment_selections, sample_playground
 
+from helpers.models import MODELS
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "tests" / "js" / "parity.mjs"
-MODEL = "kimi-k3"
 SAMPLES = 320
 NODE = shutil.which("node")
 
@@ -34,16 +35,16 @@ pytestmark = pytest.mark.skipif(NODE is None,
                                 reason="node is not installed (apt-get install nodejs)")
 
 
-def _export(db, lang: str, path: Path) -> Path:
+def _export(db, model_id: str, lang: str, path: Path) -> Path:
     """The export exactly as the build ships it (macros/hooks.py)."""
-    data = export_model(db, MODEL, lang)
+    data = export_model(db, model_id, lang)
     path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True),
                     encoding="utf-8")
     return path
 
 
-def _expected(db, selection: dict) -> dict:
-    model = db.model(MODEL)
+def _expected(db, model_id: str, selection: dict) -> dict:
+    model = db.model(model_id)
     res = resolve(db, Selection.flat(model, selection), strict=False)
     return {
         "match": res.match, "pd": res.pd,
@@ -77,25 +78,31 @@ def _first_line_that_differs(a, b) -> str:
     return f"python has {len(la)} lines, js has {len(lb)}"
 
 
+@pytest.fixture(scope="module", params=MODELS)
+def model_id(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def selections(db):
-    deploy = list(deployment_selections(db, MODEL))
-    sampled = sample_playground(db, MODEL, SAMPLES, seed=11)
-    # A few calculator inputs too: the ratio is pinned into the command.
+def selections(db, model_id):
+    deploy = list(deployment_selections(db, model_id))
+    sampled = sample_playground(db, model_id, SAMPLES, seed=11)
+    # A few calculator inputs too, where the model has a calculator: the ratio is pinned
+    # into the command.
     lengths = [{**s, "avg_len": n} for s, n in zip(sampled[:40], [1, 777, 2048, 65536, 131072] * 8)]
-    return deploy, sampled + lengths
+    return deploy, sampled + (lengths if db.model(model_id).info.calculator else [])
 
 
 @pytest.fixture(scope="module")
-def js_results(db, selections, tmp_path_factory):
+def js_results(db, model_id, selections, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("parity")
     deploy, sampled = selections
     batch = deploy + sampled
     (tmp / "selections.json").write_text(json.dumps(batch), encoding="utf-8")
     started = time.perf_counter()
     proc = subprocess.run(
-        [NODE, str(RUNNER), str(_export(db, "en", tmp / "en.json")),
-         str(_export(db, "ko", tmp / "ko.json")), str(tmp / "selections.json"),
+        [NODE, str(RUNNER), str(_export(db, model_id, "en", tmp / "en.json")),
+         str(_export(db, model_id, "ko", tmp / "ko.json")), str(tmp / "selections.json"),
          str(tmp / "out.json")],
         capture_output=True, text=True, timeout=600)
     elapsed = time.perf_counter() - started
@@ -105,24 +112,26 @@ def js_results(db, selections, tmp_path_factory):
     return batch, out["results"]
 
 
-def test_selection_counts(selections):
+def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
     deploy, sampled = selections
-    assert len(deploy) > 4000, "deployment_selections shrank: did the enumeration break?"
-    assert len(sampled) >= 300
+    model = db.model(model_id)
+    assert {model.key(s) for s in deploy} == set(model.cell_index), \
+        "deployment_selections lost a cell: did the enumeration break?"
+    assert len(sampled) >= SAMPLES
 
 
 KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "ratio",
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
 
-def test_js_matches_python_for_every_selection(db, js_results):
+def test_js_matches_python_for_every_selection(db, model_id, js_results):
     batch, results = js_results
     assert len(results) == len(batch)
     started = time.perf_counter()
     differences: list[str] = []
     compared = 0
     for selection, got in zip(batch, results):
-        want = _expected(db, selection)
+        want = _expected(db, model_id, selection)
         compared += 1
         if "error" in got:
             differences.append(f"{selection}\n  js raised: {got['error'].splitlines()[0]}")
@@ -132,26 +141,27 @@ def test_js_matches_python_for_every_selection(db, js_results):
                 differences.append(f"{selection}\n  {key} differs: "
                                    f"{_first_line_that_differs(want[key], got.get(key))}")
                 break
-    print(f"compared {compared} selections with Python in {time.perf_counter() - started:.1f}s")
+    print(f"{model_id}: compared {compared} selections with Python in "
+          f"{time.perf_counter() - started:.1f}s, {len(differences)} differences")
     assert not differences, (f"{len(differences)} of {compared} selections differ; "
                              "the first ones:\n" + "\n".join(differences[:5]))
 
 
-def test_parity_catches_a_difference(db, selections, tmp_path):
-    """The comparison is not vacuous: a changed rule file makes JS and Python disagree."""
-    data = export_model(db, MODEL, "en")
-    for t in data["rules"]["transforms"]:
-        if t["id"] == "pd-decode-port":
-            t["add"] = ["--port 30101"]
+def test_parity_catches_a_difference(db, model_id, tmp_path):
+    """The comparison is not vacuous: a cell changed in the export only makes JS and Python
+    disagree on that cell's command."""
+    model = db.model(model_id)
+    data = export_model(db, model_id, "en")
+    data["cells"][0]["flags"].append(["--served-model-name", ["parity-probe"]])
     (tmp_path / "en.json").write_text(json.dumps(data), encoding="utf-8")
-    sel = {"hw": "gb200", "role": "decode", "strategy": "balanced", "hicache": "l3"}
+    sel = dict(model.cells[0].match)
     (tmp_path / "sel.json").write_text(json.dumps([sel]), encoding="utf-8")
     subprocess.run([NODE, str(RUNNER), str(tmp_path / "en.json"), str(tmp_path / "en.json"),
                     str(tmp_path / "sel.json"), str(tmp_path / "out.json")],
                    check=True, capture_output=True, timeout=60)
     got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0]
-    assert got["command_en"] != _expected(db, sel)["command_en"]
-    assert got["command_en"].endswith("--port 30101")
+    assert "--served-model-name parity-probe" in got["command_en"]
+    assert got["command_en"] != _expected(db, model_id, sel)["command_en"]
 
 
 def _helper_cases() -> dict:
@@ -195,6 +205,14 @@ def _helper_cases() -> dict:
     value += [{"flag": "--kv-cache-dtype", "values": v} for v in (["fp8_e4m3"], ["fp9"], [],
                                                                    ["auto", "fp8_e4m3"])]
     value += [{"flag": "--enable-metrics", "values": v} for v in ([], ["true"])]
+    # a model's branch_values entry for the flag: those values pass, any other is judged
+    branch = {"--kv-cache-dtype": {"fp9": "a branch"}, "--tp-size": {"eight": "a branch"},
+              "--enable-metrics": {"true": "a branch"}}
+    value += [{"flag": f, "values": v, "added": branch[f]}
+              for f, v in (("--kv-cache-dtype", ["fp9"]), ("--kv-cache-dtype", ["fp10"]),
+                           ("--kv-cache-dtype", ["fp9", "auto"]), ("--kv-cache-dtype", []),
+                           ("--tp-size", ["eight"]), ("--tp-size", ["0"]),
+                           ("--enable-metrics", ["true"]))]
     return {"fmt": fmt, "quote": quote, "parse": parse, "fill": fill, "evaluate": evaluate,
             "value": value}
 
@@ -207,7 +225,7 @@ def test_helpers_match_python(tmp_path, db):
 
     from macros.flags import READER_PLACEHOLDERS
 
-    from macros.catalog import value_problem
+    from macros.database import branch_value_problem
     from macros.export import export_model
 
     cases = _helper_cases()
@@ -256,7 +274,8 @@ def test_helpers_match_python(tmp_path, db):
         "fill": [safe(lambda c=c: conditions.fill(c["text"], lambda n: c["names"][n]))
                  for c in cases["fill"]],
         "evaluate": [conditions.evaluate(c["cond"], Ctx(c)) for c in cases["evaluate"]],
-        "value": [value_problem(db.catalog.flags[c["flag"]], tuple(c["values"]))
+        "value": [branch_value_problem(db.catalog.flags[c["flag"]], tuple(c["values"]),
+                                       {c["flag"]: c["added"]} if "added" in c else {})
                   for c in cases["value"]],
     }
     for key, values in want.items():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 import shlex
 
+from pathlib import Path
+
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +19,13 @@ from macros.check import check_text, parse
 from macros.flags import Flag, quote
 from macros.resolve import resolve
 from macros.selections import sample_playground
+
+from helpers.models import MODELS
+
+# The calculator's properties hold for every model that declares one.
+CALCULATED = [m for m in MODELS if yaml.safe_load(
+    (Path(__file__).resolve().parent.parent / "recipes" / m / "model.yaml").read_text(
+        encoding="utf-8")).get("calculator")]
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -31,14 +40,15 @@ _words = st.sampled_from(["sglang", "serve", "python3", "-m", "sglang.launch_ser
 @SETTINGS
 @given(text=st.text(max_size=300))
 def test_checker_never_crashes_on_any_text(db, text):
-    for finding in check_text(db, text, hw="b300"):
+    for finding in check_text(db, text):
         assert finding.severity.value in ("error", "warning", "info")
 
 
+@pytest.mark.parametrize("model_id", MODELS)
 @SETTINGS
 @given(words=st.lists(_words, max_size=40))
-def test_checker_never_crashes_on_command_like_text(db, words):
-    check_text(db, " ".join(words), model_id="kimi-k3", hw="a3", role="decode")
+def test_checker_never_crashes_on_command_like_text(db, model_id, words):
+    check_text(db, " ".join(words), model_id=model_id, **db.model(model_id).cells[-1].match)
 
 
 @SETTINGS
@@ -48,17 +58,22 @@ def test_any_flag_value_is_quoted_so_the_shell_reads_it_back(db, value):
     assert shlex.split(text) == ["--model-path", value]
 
 
+@pytest.fixture(scope="module", params=MODELS)
+def model_id(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def sample(db):
-    return sample_playground(db, "kimi-k3", 120, seed=3)
+def sample(db, model_id):
+    return sample_playground(db, model_id, 120, seed=3)
 
 
-def test_resolution_is_deterministic_and_round_trips(db, sample):
-    model = db.model("kimi-k3")
+def test_resolution_is_deterministic_and_round_trips(db, model_id, sample):
+    model = db.model(model_id)
     catalogs = {"server": db.catalog, "router": db.router_catalog}
     for sel in sample:
-        a = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
-        b = resolve(db, Selection.flat(db.model("kimi-k3"), dict(reversed(list(sel.items())))))
+        a = resolve(db, Selection.flat(db.model(model_id), sel))
+        b = resolve(db, Selection.flat(db.model(model_id), dict(reversed(list(sel.items())))))
         assert a == b
         printed = render.command_text(db, model, a, "en")
         [cmd] = parse(printed, catalogs)
@@ -66,7 +81,7 @@ def test_resolution_is_deterministic_and_round_trips(db, sample):
         assert [f"{k}={v}" for k, v in cmd.env] == a.env
 
 
-def test_resolution_does_not_depend_on_yaml_key_order(db, recipes_copy, sample):
+def test_resolution_does_not_depend_on_yaml_key_order(db, model_id, recipes_copy, sample):
     """Shuffle the keys of every mapping in the model's files: same commands."""
     from macros.database import load_database
 
@@ -81,38 +96,40 @@ def test_resolution_does_not_depend_on_yaml_key_order(db, recipes_copy, sample):
             return [shuffle(v) for v in node]
         return node
 
-    for path in (recipes_copy / "kimi-k3").glob("*.yaml"):
+    for path in (recipes_copy / model_id).glob("*.yaml"):
         if path.name.startswith("text."):
             continue
         data = yaml.safe_load(path.read_text())
         path.write_text(yaml.safe_dump(shuffle(data), allow_unicode=True, sort_keys=False))
     shuffled = load_database(recipes_copy)
     for sel in sample[:60]:
-        a = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
-        b = resolve(shuffled, Selection.flat(shuffled.model("kimi-k3"), sel))
+        a = resolve(db, Selection.flat(db.model(model_id), sel))
+        b = resolve(shuffled, Selection.flat(shuffled.model(model_id), sel))
         assert a.flag_texts == b.flag_texts and a.env == b.env and a.ratio == b.ratio
         assert [d.rule for d in a.diagnostics] == [d.rule for d in b.diagnostics]
 
 
+@pytest.mark.parametrize("model_id", CALCULATED)
 @SETTINGS
 @given(short=st.integers(1, 10**6), extra=st.integers(1, 10**6))
-def test_ratio_falls_as_requests_get_longer(db, short, extra):
-    c = db.model("kimi-k3").info.calculator
-    inputs = calculator.read_inputs({"--tp-size": ("8",), "--dcp-size": ("8",)}, {}, "unified", c)
+def test_ratio_falls_as_requests_get_longer(db, model_id, short, extra):
+    c = db.model(model_id).info.calculator
+    inputs = calculator.read_inputs({"--tp-size": ("8",), "--dcp-size": ("8",)}, {}, None, c)
     assert calculator.ratio(inputs, short + extra, c) < calculator.ratio(inputs, short, c)
 
 
+@pytest.mark.parametrize("model_id", CALCULATED)
 @SETTINGS
 @given(tp=st.sampled_from(["1", "2", "4", "8", "16", "32"]), dcp=st.sampled_from(["1", "8", "16"]),
-       length=st.integers(256, 10**6), role=st.sampled_from(["unified", "prefill", "decode"]))
-def test_ratio_moves_with_the_dtypes_as_the_formula_says(db, tp, dcp, length, role):
-    c = db.model("kimi-k3").info.calculator
+       length=st.integers(256, 10**6), pd=st.sampled_from([None, "prefill", "decode"]))
+def test_ratio_moves_with_the_dtypes_as_the_formula_says(db, model_id, tp, dcp, length, pd):
+    c = db.model(model_id).info.calculator
     base = {"--tp-size": (tp,), "--dcp-size": (dcp,)}
 
     def r(**extra):
         flags = dict(base)
         flags.update({k: (v,) for k, v in extra.items()})
-        return calculator.ratio(calculator.read_inputs(flags, {}, role, c), length, c)
+        return calculator.ratio(calculator.read_inputs(flags, {}, pd, c), length, c)
     plain = r()
     assert r(**{"--kv-cache-dtype": "fp8_e4m3"}) == pytest.approx(plain * 2)  # KV bytes halve
     assert r(**{"--mamba-ssm-dtype": "bfloat16"}) < plain  # the SSM part halves
@@ -127,13 +144,13 @@ def test_quote_keeps_reader_placeholders_bare(db):
     assert quote("<script>") == "'<script>'"
 
 
-def test_compiled_conditions_agree_with_the_reference_interpreter(db, sample):
+def test_compiled_conditions_agree_with_the_reference_interpreter(db, model_id, sample):
     """Every condition in the model's data, compiled, gives what the plain interpreter gives,
     in the contexts of sampled selections (known facts) and of an unknown context."""
     from macros import conditions
     from macros.conditions import attr
 
-    model = db.model("kimi-k3")
+    model = db.model(model_id)
     rules = model.rules
     conds = [g.when for g in rules.gates] + [t.when for t in rules.transforms] + \
         [c.when for c in rules.checks] + [e.when for e in rules.effective] + \
@@ -168,7 +185,7 @@ def test_compiled_conditions_agree_with_the_reference_interpreter(db, sample):
         def env(self):
             return None if self.res is None else dict(e.split("=", 1) for e in self.res.env)
 
-    contexts = [Ctx(None, None)] + [Ctx(s, resolve(db, Selection.flat(db.model("kimi-k3"), s))) for s in sample]
+    contexts = [Ctx(None, None)] + [Ctx(s, resolve(db, Selection.flat(db.model(model_id), s))) for s in sample]
     checked = 0
     for ctx in contexts:
         for cond in conds:

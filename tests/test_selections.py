@@ -13,33 +13,39 @@ from macros.check import check_text
 from macros.resolve import resolve
 from macros.selections import deployment_selections, sample_playground
 
+from helpers.models import MODELS
+
+
+@pytest.fixture(scope="module", params=MODELS)
+def model_id(request):
+    return request.param
+
 
 @pytest.fixture(scope="module")
-def selections(db):
-    return list(deployment_selections(db, "kimi-k3"))
+def selections(db, model_id):
+    return list(deployment_selections(db, model_id))
 
 
 def _signature(findings):
     return Counter((f.severity.value, f.rule) for f in findings)
 
 
-def test_every_cell_is_reachable(db, selections):
-    model = db.model("kimi-k3")
-    cells = {model.key(s) for s in selections}
-    assert len(cells) == 50
-    assert len(selections) > 2000
+def test_every_cell_is_reachable(db, model_id, selections):
+    model = db.model(model_id)
+    assert {model.key(s) for s in selections} == set(model.cell_index)
+    assert len(selections) >= len(model.cells)
 
 
-def test_every_deployment_selection_checks_clean_and_round_trips(db, selections):
-    model = db.model("kimi-k3")
+def test_every_deployment_selection_checks_clean_and_round_trips(db, model_id, selections):
+    model = db.model(model_id)
     failures = []
     for sel in selections:
         res = resolve(db, Selection.flat(model, sel))
         errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
         printed = render.command_text(db, model, res, "en")
-        again = check_text(db, printed, model_id="kimi-k3", **res.match)
+        again = check_text(db, printed, model_id=model_id, **res.match)
         router = render.router_text(res)
-        router_errors = [f.rule for f in check_text(db, router, model_id="kimi-k3")
+        router_errors = [f.rule for f in check_text(db, router, model_id=model_id)
                          if f.severity.value == "error"] if router else []
         if errors or router_errors or _signature(again) != Counter(
                 (d.severity.value, d.rule) for d in res.diagnostics):
@@ -47,18 +53,18 @@ def test_every_deployment_selection_checks_clean_and_round_trips(db, selections)
     assert not failures, f"{len(failures)} of {len(selections)} failed; first: {failures[:3]}"
 
 
-def test_sampled_playground_selections_check_clean(db):
+def test_sampled_playground_selections_check_clean(db, model_id):
     failures = []
-    for sel in sample_playground(db, "kimi-k3", 300, seed=11):
-        res = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
+    for sel in sample_playground(db, model_id, 300, seed=11):
+        res = resolve(db, Selection.flat(db.model(model_id), sel))
         errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
         if errors:
             failures.append((sel, errors))
     assert not failures, failures[:3]
 
 
-def test_resolution_is_deterministic(db, selections):
+def test_resolution_is_deterministic(db, model_id, selections):
     sel = selections[len(selections) // 2]
-    a = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
-    b = resolve(db, Selection.flat(db.model("kimi-k3"), sel))
+    a = resolve(db, Selection.flat(db.model(model_id), sel))
+    b = resolve(db, Selection.flat(db.model(model_id), sel))
     assert a == b

@@ -33,6 +33,6 @@ const out = {
     return c.names[name];
   }))),
   evaluate: cases.evaluate.map((c) => pg.evaluate(c.cond, context(c))),
-  value: cases.value.map((c) => pg.valueProblem(c.flag, c.spec, c.values)),
+  value: cases.value.map((c) => pg.valueProblem(c.flag, c.spec, c.values, c.added)),
 };
 writeFileSync(outPath, JSON.stringify(out));

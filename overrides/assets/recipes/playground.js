@@ -498,6 +498,7 @@
     return this._env;
   };
   State.prototype.calcReason = function () {
+    if (!this.data.model.calculator) return null;  // nothing to explain: the model has none
     var rules = list(this.data.rules.calculator);
     for (var i = 0; i < rules.length; i++) if (evaluate(rules[i].when, this) === true) return rules[i].reason;
     return null;
@@ -510,7 +511,7 @@
     return this._pd;
   };
   State.prototype.ratioValue = function () {
-    if (this.calcReason() !== null) return null;
+    if (!this.data.model.calculator || this.calcReason() !== null) return null;
     return ratio(this.calcInputs(), this.avgLen, this.data.model.calculator);
   };
   State.prototype.lookup = function (name) {
@@ -726,8 +727,11 @@
       match[dim] = choose(has(sel, dim) ? sel[dim] : null, dimStates[dim]);
     });
     var cell = ix.cells[ix.dims.map(function (d) { return match[d]; }).join('|')];
-    var avgLen = sel.avg_len === undefined || sel.avg_len === null ? info.calculator.default_avg_len : Number(sel.avg_len);
-    if (!(avgLen > 0) || !Number.isInteger(avgLen)) throw new Error('avg_len must be a positive whole number of tokens');
+    var avgLen = null;  // only a model with a calculator reads a request length
+    if (info.calculator) {
+      avgLen = sel.avg_len === undefined || sel.avg_len === null ? info.calculator.default_avg_len : Number(sel.avg_len);
+      if (!(avgLen > 0) || !Number.isInteger(avgLen)) throw new Error('avg_len must be a positive whole number of tokens');
+    }
     var st = new State(data, ix, cell, match, avgLen);
     // Pick every axis first (gates read the cell and earlier picks), then edit the command.
     var axisStates = data.axes.map(function (axis) {
@@ -782,7 +786,7 @@
       hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
       ratio: ratioValue === null ? null : fmt(ratioValue), ratio_value: ratioValue,
       calculator: calcReason ? { id: calcReason, fields: {} } : null,
-      calc_inputs: calcReason ? null : st.calcInputs(),
+      calc_inputs: calcReason || !info.calculator ? null : st.calcInputs(),
       caveats: caveats(st, calcReason),
       diagnostics: checkState(st, flagsNow, envNow),
       effective: effective(st, flags),
@@ -917,7 +921,9 @@
     return null;
   }
 
-  function valueProblem(name, spec, values) {  // catalog.value_problem
+  // catalog.value_problem, or database.branch_value_problem with the values the model's branch
+  // adds to this flag (`added`, its branch_values entry): those are judged as placeholders are.
+  function valueProblem(name, spec, values, added) {
     if (!spec.takes_value) return values.length ? name + " takes no value (got '" + values.join(' ') + "')" : null;
     if (!values.length && spec.nargs !== '*' && spec.nargs !== '?') return name + ' needs a value';
     if ((spec.nargs === null || spec.nargs === undefined || spec.nargs === 1 || spec.nargs === '?') && values.length > 1)
@@ -926,7 +932,7 @@
       return name + ' takes ' + spec.nargs + ' values (got ' + values.length + ')';
     for (var i = 0; i < values.length; i++) {
       var v = values[i];
-      if (PLACEHOLDER.test(v)) continue;
+      if (PLACEHOLDER.test(v) || (added && has(added, v))) continue;
       if (spec.choices && spec.choices.indexOf(v) < 0)
         return name + ' ' + v + ": '" + v + "' is not a valid choice (valid: " + spec.choices.join(', ') + ')';
       if (spec.late_choices && !spec.late_choices.some(function (c) { return String(c).toUpperCase() === v.toUpperCase(); }))
@@ -944,12 +950,13 @@
 
   function checkState(st, flags, env) {
     var data = st.data, catalog = data.catalog, out = [];
+    var branchValues = data.model.branch_values || {};
     Object.keys(flags).forEach(function (name) {
       var spec = get(catalog.flags, name);
       if (!spec) return out.push(finding('error', 'catalog.unknown-flag', [name], { flag: name }));
       if (spec.deprecated) out.push(finding('warning', 'catalog.deprecated-flag', [name],
                                             { flag: name, why: spec.deprecated.replace(/^deprecated:\s*/, '') }));
-      var problem = valueProblem(name, spec, flags[name]);
+      var problem = valueProblem(name, spec, flags[name], get(branchValues, name));
       if (problem) out.push(finding('error', 'catalog.bad-value', [name], { problem: problem }));
     });
     if (!has(flags, '--model-path')) out.push(finding('error', 'catalog.missing-model', ['--model-path']));
@@ -1159,7 +1166,7 @@
     this.dims = dimensionsOf(data);  // the cell's keys: the Deploy card's first rows
     this.groups = {};  // axis key -> {box, buttons: {option: button}, tips: {option: span}}
     this.explicit = {};
-    this.avgLen = data.model.calculator.default_avg_len;
+    this.avgLen = data.model.calculator ? data.model.calculator.default_avg_len : null;
     this.build();
   }
 
@@ -1247,6 +1254,35 @@
     this.command = this.block('command', 'ui.command', out);
     this.router = this.block('router', 'ui.router', out);
 
+    if (data.model.calculator) this.buildCalculator(out);
+
+    this.diagBox = el('div', { className: 'rp-diagnostics' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diagnostics') })]);
+    this.diagList = el('ul', { 'data-testid': 'diagnostics' });
+    this.diagBox.appendChild(this.diagList);
+    out.appendChild(this.diagBox);
+
+    this.diffBox = el('div', { className: 'rp-diff' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diff') })]);
+    this.diffList = el('ul', { 'data-testid': 'diff' });
+    this.diffBox.appendChild(this.diffList);
+    out.appendChild(this.diffBox);
+
+    var effBox = el('div', { className: 'rp-effective' }, [el('div', { className: 'rp-block__title', text: this.t('ui.effective') })]);
+    var table = el('table', { 'data-testid': 'effective' });
+    var headRow = el('tr');
+    ['table.knob', 'table.value', 'table.source', 'table.why'].forEach(function (id) { headRow.appendChild(el('th', { text: self.t(id) })); });
+    table.appendChild(el('thead', {}, [headRow]));
+    this.effBody = el('tbody');
+    table.appendChild(this.effBody);
+    effBox.appendChild(table);
+    out.appendChild(effBox);
+
+    root.appendChild(controls);
+    root.appendChild(out);
+  };
+
+  /** The calculator panel, for a model that declares a calculator. */
+  Playground.prototype.buildCalculator = function (out) {
+    var self = this, data = this.data;
     var calc = el('div', { className: 'rp-calc', 'data-testid': 'calculator' });
     calc.appendChild(el('div', { className: 'rp-block__title', text: this.t('ui.calculator') }));
     var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8), consts = data.model.calculator;
@@ -1274,29 +1310,19 @@
       self.update(true);
     });
     out.appendChild(calc);
+  };
 
-    this.diagBox = el('div', { className: 'rp-diagnostics' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diagnostics') })]);
-    this.diagList = el('ul', { 'data-testid': 'diagnostics' });
-    this.diagBox.appendChild(this.diagList);
-    out.appendChild(this.diagBox);
-
-    this.diffBox = el('div', { className: 'rp-diff' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diff') })]);
-    this.diffList = el('ul', { 'data-testid': 'diff' });
-    this.diffBox.appendChild(this.diffList);
-    out.appendChild(this.diffBox);
-
-    var effBox = el('div', { className: 'rp-effective' }, [el('div', { className: 'rp-block__title', text: this.t('ui.effective') })]);
-    var table = el('table', { 'data-testid': 'effective' });
-    var headRow = el('tr');
-    ['table.knob', 'table.value', 'table.source', 'table.why'].forEach(function (id) { headRow.appendChild(el('th', { text: self.t(id) })); });
-    table.appendChild(el('thead', {}, [headRow]));
-    this.effBody = el('tbody');
-    table.appendChild(this.effBody);
-    effBox.appendChild(table);
-    out.appendChild(effBox);
-
-    root.appendChild(controls);
-    root.appendChild(out);
+  Playground.prototype.renderCalculator = function (res) {
+    if (res.ratio !== null) this.ratio.textContent = res.ratio;
+    else this.ratio.textContent = res.calculator ? this.t(res.calculator) : this.t('ui.calc.na');
+    var inp = res.calc_inputs;
+    this.calcInputs.textContent = inp ? this.t('ui.calc.inputs', {
+      attn_tp: String(inp.attn_tp), tp: String(inp.tp), attn_dp: String(inp.attn_dp), dcp: String(inp.dcp),
+      kv_dtype: inp.kv_dtype, kv_bytes: String(inp.kv_bytes), ssm_dtype: inp.ssm_dtype, ssm_bytes: String(inp.ssm_bytes),
+      slots: String(inp.slots), drafts: String(inp.drafts) }) : '';
+    this.calcBytes.textContent = inp ? this.t('ui.calc.bytes', {
+      state: Math.round(inp.state_bytes).toLocaleString('en-US'),
+      kv: inp.kv_bytes_per_token.toLocaleString('en-US', { maximumFractionDigits: 1 }) }) : '';
   };
 
   Playground.prototype.choose = function (key, value) {
@@ -1314,18 +1340,20 @@
   Playground.prototype.load = function (hash) {
     var self = this, top = {}, explicit = {}, consts = this.data.model.calculator;
     var axisIds = this.data.axes.map(function (a) { return a.id; });
-    this.avgLen = consts.default_avg_len;
+    this.avgLen = consts ? consts.default_avg_len : null;
     Object.keys(hash).forEach(function (k) {
       if (self.dims.indexOf(k) >= 0) top[k] = hash[k];
-      else if (k === 'avg_len') {
+      else if (k === 'avg_len' && consts) {
         var n = wholeNumber(hash[k], consts.min_avg_len, consts.max_avg_len);
         if (n !== null) self.avgLen = n;
       } else if (axisIds.indexOf(k) >= 0) explicit[k] = hash[k];
     });
     this.top = top;
     this.explicit = explicit;
-    this.avgInput.value = String(this.avgLen);
-    this.avgInput.removeAttribute('aria-invalid');
+    if (this.avgInput) {
+      this.avgInput.value = String(this.avgLen);
+      this.avgInput.removeAttribute('aria-invalid');
+    }
     if (this.owns(hash)) this.forgetDefaults();
     this.update(this.owns(hash));
   };
@@ -1437,16 +1465,7 @@
     this.router.code.textContent = router || '';
     this.router.wrap.hidden = !router;
 
-    if (res.ratio !== null) this.ratio.textContent = res.ratio;
-    else this.ratio.textContent = res.calculator ? this.t(res.calculator) : this.t('ui.calc.na');
-    var inp = res.calc_inputs;
-    this.calcInputs.textContent = inp ? this.t('ui.calc.inputs', {
-      attn_tp: String(inp.attn_tp), tp: String(inp.tp), attn_dp: String(inp.attn_dp), dcp: String(inp.dcp),
-      kv_dtype: inp.kv_dtype, kv_bytes: String(inp.kv_bytes), ssm_dtype: inp.ssm_dtype, ssm_bytes: String(inp.ssm_bytes),
-      slots: String(inp.slots), drafts: String(inp.drafts) }) : '';
-    this.calcBytes.textContent = inp ? this.t('ui.calc.bytes', {
-      state: Math.round(inp.state_bytes).toLocaleString('en-US'),
-      kv: inp.kv_bytes_per_token.toLocaleString('en-US', { maximumFractionDigits: 1 }) }) : '';
+    if (this.ratio) this.renderCalculator(res);
 
     clear(this.diagList);
     res.diagnostics.forEach(function (d) {
@@ -1486,7 +1505,7 @@
   Playground.prototype.writeHash = function (res) {
     var parts = this.dims.map(function (k) { return k + '=' + encodeURIComponent(res.match[k]); });
     res.axes.forEach(function (a) { if (a.visible) parts.push(a.axis + '=' + encodeURIComponent(a.value)); });
-    parts.push('avg_len=' + res.avg_len);
+    if (res.avg_len !== null) parts.push('avg_len=' + res.avg_len);
     var hash = '#' + parts.join('&');
     this.hash = hash;
     if (location.hash !== hash) history.replaceState(history.state, '', hash);

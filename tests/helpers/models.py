@@ -1,0 +1,60 @@
+"""Editing a copy of recipes/ model by model, for tests that loop over every model."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
+                if p.is_dir() and p.name != "catalog")
+BRANCH_VALUE = "branch-only-value"
+
+
+def edit_yaml(path: Path, change: Callable[[dict], None]) -> None:
+    """Rewrite one YAML file of a copy through ``change`` (comments are lost; data is not)."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000),
+                    encoding="utf-8")
+
+
+def add_twin(root: Path, model_id: str) -> str:
+    """A second model: ``model_id``'s folder under another id, with served names of its own."""
+    twin = f"{model_id}-twin"
+    shutil.copytree(root / model_id, root / twin)
+
+    def rename(data: dict) -> None:
+        data["id"] = twin
+        for rule in data["model_names"]:
+            rule["name"] += "-twin"
+    edit_yaml(root / twin / "model.yaml", rename)
+    return twin
+
+
+def unused_choice_flag(db, model_id: str) -> str:
+    """A one-value flag with choices that no file of the model names, so no rule reads it."""
+    text = "".join(p.read_text(encoding="utf-8")
+                   for p in sorted((ROOT / "recipes" / model_id).glob("*.yaml")))
+    return next(name for name, spec in sorted(db.catalog.flags.items())
+                if spec.choices and spec.nargs is None and spec.takes_value
+                and BRANCH_VALUE not in spec.choices and name not in text)
+
+
+def add_branch_value(root: Path, model_id: str, flag: str, declare: bool = True) -> None:
+    """The model's first cell sets ``flag`` to BRANCH_VALUE; ``declare`` lists the value in
+    the model's branch_values."""
+    def cell(data: dict) -> None:
+        data["cells"][0]["flags"].append(f"{flag} {BRANCH_VALUE}")
+    edit_yaml(root / model_id / "cells.yaml", cell)
+    if declare:
+        edit_yaml(root / model_id / "model.yaml", lambda data: data.setdefault(
+            "branch_values", {}).setdefault(flag, {}).update({BRANCH_VALUE: "a test branch"}))
+
+
+def cell_selection(model) -> dict[str, str]:
+    """The model's first cell as a selection."""
+    return dict(model.cells[0].match)
