@@ -18,7 +18,7 @@ ALWAYS = "check.always-wrong"
 
 
 def _args(selection: dict[str, str]) -> list[str]:
-    return [word for key, value in selection.items() for word in (f"--{key}", value)]
+    return [word for key, value in selection.items() for word in ("--set", f"{key}={value}")]
 
 
 def _served_name(db, model_id: str) -> str:
