@@ -771,10 +771,53 @@ class _Validator:
                              f"({choices_hint(axis_id, axis_ids)})")
         for i, rule in enumerate(info.model_names):
             self.condition(d, ("model_names", i, "when"), rule.when)
+        self._api()
         for i, rule in enumerate(info.docker_images):
             self.condition(d, ("docker_images", i, "when"), rule.when)
         for i, f in enumerate(info.pd.router.flags if info.pd else []):
             self.flag_text(d, ("pd", "router", "flags", i), f, one=False, catalog=self.router)
+
+    def _api(self) -> None:
+        """The API block names parsers the pinned release (or the model's branch) has, efforts
+        with their default among them, and inputs that include text, for served names the
+        model has: the docs stand-in serves each served name by it."""
+        api, doc = self.m.info.api, self.docs["model"]
+        served = list(dict.fromkeys(rule.name for rule in self.m.info.model_names))
+        lists = [(("api", "inputs"), api.inputs)]
+        for name, inputs in api.inputs_by_name.items():
+            if name not in served:
+                self.out.add(doc, ("api", "inputs_by_name", name), f"'{name}' is not a served "
+                             f"name of this model (its model_names; {choices_hint(name, served)})")
+            lists.append((("api", "inputs_by_name", name), inputs))
+        for p, inputs in lists:
+            if "text" not in inputs:
+                self.out.add(doc, p, f"inputs must include 'text': every chat request carries "
+                             f"text (got: {', '.join(inputs)})")
+            for i, kind in enumerate(inputs):
+                if kind in inputs[:i]:
+                    self.out.add(doc, p + (i,), f"input '{kind}' is listed twice")
+        parsers = [(("api", "tool_call_parser"), "--tool-call-parser", api.tool_call_parser)]
+        if api.reasoning:
+            r, p = api.reasoning, ("api", "reasoning")
+            parsers.insert(0, (p + ("parser",), "--reasoning-parser", r.parser))
+            for i, effort in enumerate(r.efforts):
+                if effort in r.efforts[:i]:
+                    self.out.add(doc, p + ("efforts", i), f"effort '{effort}' is listed twice")
+            if r.default_effort not in r.efforts:
+                self.out.add(doc, p + ("default_effort",), f"default_effort "
+                             f"'{r.default_effort}' is not one of the efforts "
+                             f"({choices_hint(r.default_effort, r.efforts)})")
+        for p, flag, parser in parsers:
+            if parser is None:
+                continue
+            hit = self.catalog.lookup(flag)
+            if hit.kind != "exact":
+                self.out.add(doc, p, _flag_problem(flag, self.catalog))
+            elif self.value_problem(hit.spec, (parser,)) is not None:
+                self.out.add(doc, p, f"parser '{parser}' is not a choice of {flag} in "
+                             f"{self.catalog.package} {self.catalog.version} "
+                             f"({choices_hint(parser, hit.spec.choices or ())}); a parser "
+                             "only the model's branch has goes into branch_values")
 
     def _axes(self) -> None:
         seen: dict[str, int] = {}

@@ -190,6 +190,35 @@ class CalculatorConsts(Strict):
         return AVG_LEN_MAX
 
 
+# Content kinds the docs stand-in can take apart (tests/standin); video or audio needs its part
+# parser there first.
+InputKind = Literal["text", "image"]
+Effort = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
+
+
+class Reasoning(Strict):
+    """How the model's thinking reaches an OpenAI client once its reasoning parser has split it
+    off (into ``reasoning_content``)."""
+
+    parser: NonEmpty  # a choice of --reasoning-parser (checked in database.py)
+    efforts: list[Effort] = Field(min_length=1)  # the values ``reasoning_effort`` takes
+    default_effort: Effort  # applied when a request names none
+    # A ``chat_template_kwargs`` key a request sets to true to turn thinking on (off is the
+    # model's non-thinking mode); without one the model always thinks.
+    switch: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Api(Strict):
+    """What a server of the model accepts and answers through the OpenAI API: the docs
+    stand-in serves every served name this way, so a page's client examples run as written."""
+
+    inputs: list[InputKind] = Field(min_length=1)
+    # Served names (of model_names) that take other inputs, such as a vision variant's.
+    inputs_by_name: dict[str, list[InputKind]] = {}
+    reasoning: Reasoning | None = None  # None: the model never thinks
+    tool_call_parser: NonEmpty | None = None  # a choice of --tool-call-parser; None: no tool calls
+
+
 class ModelFile(Strict):
     id: str
     name: str
@@ -200,6 +229,7 @@ class ModelFile(Strict):
     rounds: list[Round] = []
     enumerate: list[str] = []
     model_names: list[NameRule]
+    api: Api
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
     pd: PD | None = None

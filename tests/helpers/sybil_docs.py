@@ -22,7 +22,7 @@ from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 from macros.check import check_text
 from macros.database import cached_database
 from macros.errors import RecipeError
-from standin import StandInServer
+from standin import StandInServer, served_models
 
 SHELL_LANGS = ("bash", "shell", "sh", "console", "zsh")
 COUNTS: Counter = Counter()
@@ -178,7 +178,8 @@ def evaluate_python(example) -> str | None:
 
 
 def _setup(namespace):
-    server = StandInServer(model="moonshotai/Kimi-K3").start()
+    # One server for every served name of every model: a page's snippets may name any of them.
+    server = StandInServer(served_models(cached_database())).start()
     namespace["__standin__"] = server
 
 

@@ -1,24 +1,29 @@
-"""OpenAI-compatible stand-in for SGLang serving Kimi-K3.
+"""OpenAI-compatible stand-in for SGLang serving the models of the recipe database.
 
 This module owns the fake server the docs test suite runs the docs' Python
-snippets against.  It imitates ``sglang serve --model-path moonshotai/Kimi-K3
---reasoning-parser kimi_k3 --tool-call-parser kimi_k3`` closely enough for the
-real ``openai`` client:
+snippets against.  It imitates ``sglang serve --model-path NAME
+--reasoning-parser P --tool-call-parser T`` for every served name at once,
+each one as the ``api`` block of its model's ``model.yaml`` describes it
+(``ServedModel``; ``standin.served`` builds them from the database), closely
+enough for the real ``openai`` client:
 
-* ``GET /v1/models`` and ``GET /v1/models/{id}`` list the single served model;
-* ``POST /v1/chat/completions`` answers plainly or as an SSE stream, always
-  with the thinking in ``reasoning_content`` and the answer in ``content``
-  (what the kimi_k3 reasoning parser does), and with ``tool_calls`` when tools
-  are declared (what the kimi_k3 tool-call parser does);
+* ``GET /v1/models`` and ``GET /v1/models/{id}`` list the served names;
+* ``POST /v1/chat/completions`` answers plainly or as an SSE stream, with the
+  thinking in ``reasoning_content`` and the answer in ``content``, and with
+  ``tool_calls`` when tools are declared.  SGLang's reasoning and tool-call
+  parsers all give this OpenAI shape once they have parsed the model's output,
+  so the parsers differ here only in what the API block says: which efforts
+  there are, whether a ``chat_template_kwargs`` switch turns thinking on, and
+  whether tool calls are parsed at all;
 * ``GET /health`` answers 200 with an empty body, like SGLang.
 
-Requests are validated the way a real server would (model id, roles,
-``reasoning_effort`` in low/high/max, ``n``, tool schemas, image-only
-multimodal input) so that a docs snippet that would fail against the real
-server also fails here.  Answers are deterministic: "X% of Y" and simple
-two-operand arithmetic are computed for real, everything else gets a fixed
-generic answer.  Tool arguments are synthesised from the declared JSON schema
-and the user's words.
+Requests are validated the way a real server of the named model would (model
+id, roles, ``reasoning_effort`` among the model's efforts, ``n``, tool schemas,
+content parts among the model's inputs) so that a docs snippet that would fail
+against the real server also fails here.  Answers are deterministic: "X% of Y"
+and simple two-operand arithmetic are computed for real, everything else gets a
+fixed generic answer.  Tool arguments are synthesised from the declared JSON
+schema and the user's words.
 
 Pure standard library on purpose: the docs suite must not grow dependencies.
 """
@@ -33,22 +38,39 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-DEFAULT_MODEL = "moonshotai/Kimi-K3"
 # Fixed timestamp so that responses are byte-for-byte reproducible.
 CREATED = 1_750_000_000
-VALID_EFFORTS = ("low", "high", "max")
-DEFAULT_EFFORT = "max"
 VALID_ROLES = ("system", "user", "assistant", "tool")
-# Part types the Kimi-K3 processor would receive but rejects (section 3.5 of the
-# recipe: image input only).  Anything not text/image is rejected the same way.
-_AUDIO_VIDEO_PARTS = ("video_url", "input_audio", "audio_url", "video", "audio")
+# The content part type that carries each input kind of an API block.
+PART_TYPES = {"text": "text", "image": "image_url"}
 _TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _DATA_IMAGE_RE = re.compile(r"^data:image/[A-Za-z0-9.+-]+;base64,(?P<data>[A-Za-z0-9+/=\s]+)$")
+
+
+# ---------------------------------------------------------------------------
+# What is served
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """One served name and how its server answers (its model's ``api`` block)."""
+
+    served_name: str  # what a request puts in "model"
+    model: str  # the model's id (its folder in recipes/)
+    name: str  # the model's name, for messages
+    inputs: tuple[str, ...]  # input kinds (keys of PART_TYPES)
+    efforts: tuple[str, ...] = ()  # the reasoning_effort values; empty: it never thinks
+    default_effort: str | None = None
+    # A chat_template_kwargs key that must be true for the model to think; None: it always
+    # thinks (when it has efforts).
+    thinking_switch: str | None = None
+    tool_calls: bool = True  # served with a tool-call parser
 
 
 # ---------------------------------------------------------------------------
@@ -107,7 +129,7 @@ class RecordedRequest:
     headers: dict[str, str] = field(default_factory=dict)
     status: int | None = None  # HTTP status the server answered with
     # The reasoning effort actually applied (request value or the default),
-    # only set for chat completions that passed validation.
+    # only set for chat completions that passed validation and think.
     reasoning_effort: str | None = None
 
 
@@ -457,7 +479,7 @@ def _validate_image_url(part: dict[str, Any], where: str) -> str:
     return parts.netloc
 
 
-def _validate_messages(messages: Any) -> list[str]:
+def _validate_messages(messages: Any, served: ServedModel) -> list[str]:
     """Validate ``messages``; return a description of each attached image."""
     if not isinstance(messages, list) or not messages:
         raise _bad_request(
@@ -493,26 +515,60 @@ def _validate_messages(messages: Any) -> list[str]:
             if not isinstance(part, dict) or not isinstance(part.get("type"), str):
                 raise _bad_request(f"{pwhere} must be an object with a 'type'", param=pwhere)
             kind = part["type"]
+            if kind not in (PART_TYPES[i] for i in served.inputs):
+                # The model's processor refuses the part, whatever kind of input it is.
+                raise _bad_request(
+                    f"{pwhere}: unsupported content part type {kind!r}. "
+                    f"{served.name} accepts {' and '.join(served.inputs)} input only "
+                    f"(content parts: {', '.join(PART_TYPES[i] for i in served.inputs)}); "
+                    "other inputs are rejected.",
+                    param=pwhere,
+                    code="unsupported_modality",
+                )
             if kind == "text":
                 if not isinstance(part.get("text"), str):
                     raise _bad_request(f"{pwhere}.text must be a string", param=pwhere)
-            elif kind == "image_url":
+            else:
                 if role != "user":
                     raise _bad_request(
                         f"{pwhere}: image parts are only allowed in user messages", param=pwhere
                     )
                 images.append(_validate_image_url(part, pwhere))
-            else:
-                # Section 3.5: the open-source K3 serving contract is image-only.
-                what = "video/audio" if kind in _AUDIO_VIDEO_PARTS else f"{kind!r}"
-                raise _bad_request(
-                    f"{pwhere}: unsupported content part type {kind!r} ({what} input). "
-                    "The Kimi-K3 processor accepts image input only (text + image_url); "
-                    "video and audio inputs are rejected.",
-                    param=pwhere,
-                    code="unsupported_modality",
-                )
     return images
+
+
+def _validate_reasoning(body: dict[str, Any], served: ServedModel) -> str | None:
+    """The effort the request thinks at, or None when it does not think."""
+    kwargs = body.get("chat_template_kwargs")
+    if kwargs is not None and not isinstance(kwargs, dict):
+        raise _bad_request("'chat_template_kwargs' must be an object", param="chat_template_kwargs")
+    effort = body.get("reasoning_effort")
+    if not served.efforts:
+        if effort is not None:
+            raise _bad_request(
+                f"{served.name} does not think (it is served without a reasoning parser), "
+                "so 'reasoning_effort' changes nothing; leave it out.",
+                param="reasoning_effort",
+            )
+        return None
+    if effort is not None and effort not in served.efforts:
+        raise _bad_request(
+            f"Invalid value for 'reasoning_effort': {effort!r}. Supported values for "
+            f"{served.name} are: {', '.join(repr(e) for e in served.efforts)} "
+            f"(default {served.default_effort!r}).",
+            param="reasoning_effort",
+        )
+    switch = served.thinking_switch
+    if switch is not None:
+        on = (kwargs or {}).get(switch, False)
+        if not isinstance(on, bool):
+            raise _bad_request(
+                f"'chat_template_kwargs.{switch}' must be true or false (got {on!r})",
+                param="chat_template_kwargs",
+            )
+        if not on:
+            return None
+    return effort if effort is not None else served.default_effort
 
 
 def _validate_tools(tools: Any) -> list[dict[str, Any]]:
@@ -597,7 +653,7 @@ def _validate_tool_choice(choice: Any, tools: list[dict[str, Any]]) -> str | Non
 
 @dataclass
 class _Completion:
-    reasoning: str
+    reasoning: str | None  # None: the request did not think
     content: str | None
     tool_calls: list[dict[str, Any]]
     finish_reason: str
@@ -606,19 +662,30 @@ class _Completion:
     @property
     def completion_tokens(self) -> int:
         args = " ".join(c["function"]["arguments"] for c in self.tool_calls)
-        return _words(self.reasoning) + _words(self.content or "") + _words(args)
+        return _words(self.reasoning or "") + _words(self.content or "") + _words(args)
 
 
-def _reasoning_text(intro: str, steps: list[str], effort: str) -> str:
-    # Depth follows the effort: low keeps the first step, high a few, max all.
-    keep = {"low": 1, "high": 3, "max": len(steps)}[effort]
+def _reasoning_text(
+    intro: str, steps: list[str], effort: str | None, served: ServedModel
+) -> str | None:
+    if effort is None:
+        return None
+    # Depth follows the effort's place in the model's list: the first keeps one step, the
+    # last all, the others in between rounded up (low/high/max keep 1, 3 and 4 of 4).
+    rank, last = served.efforts.index(effort), len(served.efforts) - 1
+    keep = len(steps) if last == 0 else 1 + -(-(len(steps) - 1) * rank // last)
     return " ".join([intro, *steps[:keep]])
 
 
-def _complete(body: dict[str, Any], effort: str, images: list[str]) -> _Completion:
+def _complete(
+    body: dict[str, Any], effort: str | None, images: list[str], served: ServedModel
+) -> _Completion:
     messages = body["messages"]
     tools = _validate_tools(body.get("tools"))
     choice = _validate_tool_choice(body.get("tool_choice"), tools)
+    if not served.tool_calls:
+        # Without a tool-call parser the server returns no tool_calls; the model answers in text.
+        choice = None
     prompt_tokens = sum(_words(_text_of(m.get("content"))) for m in messages) + sum(
         _words(json.dumps(t)) for t in tools
     )
@@ -646,7 +713,7 @@ def _complete(body: dict[str, Any], effort: str, images: list[str]) -> _Completi
         ]
         content = f'Based on {tool_name}, here is the answer to "{q}": {result}'
         return _Completion(
-            _reasoning_text(intro, steps, effort), content, [], "stop", prompt_tokens
+            _reasoning_text(intro, steps, effort, served), content, [], "stop", prompt_tokens
         )
 
     if choice is not None:
@@ -680,7 +747,7 @@ def _complete(body: dict[str, Any], effort: str, images: list[str]) -> _Completi
             "function": {"name": fn["name"], "arguments": arguments},
         }
         return _Completion(
-            _reasoning_text(intro, steps, effort), None, [call], "tool_calls", prompt_tokens
+            _reasoning_text(intro, steps, effort, served), None, [call], "tool_calls", prompt_tokens
         )
 
     solved = _solve(question)
@@ -689,7 +756,7 @@ def _complete(body: dict[str, Any], effort: str, images: list[str]) -> _Completi
     else:
         answer = (
             f'Here is a short answer to "{q}": '
-            "this is a deterministic reply from the Kimi-K3 stand-in."
+            f"this is a deterministic reply from the {served.name} stand-in."
         )
         steps = [
             "No calculation is involved, so a concise direct answer is best.",
@@ -699,7 +766,8 @@ def _complete(body: dict[str, Any], effort: str, images: list[str]) -> _Completi
         ]
     if images:
         answer += f" (I received {len(images)} image(s).)"
-    return _Completion(_reasoning_text(intro, steps, effort), answer, [], "stop", prompt_tokens)
+    reasoning = _reasoning_text(intro, steps, effort, served)
+    return _Completion(reasoning, answer, [], "stop", prompt_tokens)
 
 
 def _tool_name_for(messages: list[dict[str, Any]], call_id: Any) -> str | None:
@@ -810,7 +878,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self, method: str) -> None:
         owner = self.server.owner
-        # Clients percent-encode the "/" in ids like moonshotai%2FKimi-K3.
+        # Clients percent-encode the "/" in ids like org%2FModel.
         path = unquote(urlsplit(self.path).path).rstrip("/") or "/"
         raw = self._read_body() if method in ("POST", "PUT", "PATCH") else b""
         body: Any = None
@@ -866,13 +934,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         if path == "/v1/models":
-            self._send_json(200, {"object": "list", "data": [owner.model_card()]})
+            cards = [owner.model_card(name) for name in owner.models]
+            self._send_json(200, {"object": "list", "data": cards})
             return
         if path.startswith("/v1/models/"):
             model_id = path[len("/v1/models/") :]
-            if model_id != owner.model:
+            if model_id not in owner.models:
                 raise _model_not_found(model_id)
-            self._send_json(200, owner.model_card())
+            self._send_json(200, owner.model_card(model_id))
             return
         if body_error:
             raise _bad_request(body_error, code="invalid_json")
@@ -887,19 +956,11 @@ class _Handler(BaseHTTPRequestHandler):
             raise _bad_request(
                 "'model' is required", param="model", code="missing_required_parameter"
             )
-        if model != owner.model:
+        served = owner.models.get(model)
+        if served is None:
             raise _model_not_found(model)
-        images = _validate_messages(body.get("messages"))
-        effort = body.get("reasoning_effort")
-        if effort is None:
-            effort = DEFAULT_EFFORT
-        elif effort not in VALID_EFFORTS:
-            raise _bad_request(
-                f"Invalid value for 'reasoning_effort': {effort!r}. "
-                f"Supported values are: {', '.join(repr(e) for e in VALID_EFFORTS)} "
-                f"(default {DEFAULT_EFFORT!r}).",
-                param="reasoning_effort",
-            )
+        images = _validate_messages(body.get("messages"), served)
+        effort = _validate_reasoning(body, served)
         n = body.get("n")
         if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n != 1):
             raise _bad_request(
@@ -911,14 +972,14 @@ class _Handler(BaseHTTPRequestHandler):
         max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise _bad_request("'max_tokens' must be a positive integer", param="max_tokens")
-        completion = _complete(body, effort, images)
+        completion = _complete(body, effort, images, served)
         record.reasoning_effort = effort
 
         with owner._in_flight():
             if owner.latency:
                 time.sleep(owner.latency)
             digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:24]
-            base = {"id": f"chatcmpl-{digest}", "created": CREATED, "model": owner.model}
+            base = {"id": f"chatcmpl-{digest}", "created": CREATED, "model": model}
             usage = {
                 "prompt_tokens": completion.prompt_tokens,
                 "completion_tokens": completion.completion_tokens,
@@ -971,7 +1032,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         # Same order as SGLang: role first, then thinking, then answer/tool calls.
         event({"role": "assistant", "content": ""})
-        for piece in _split_chunks(completion.reasoning):
+        for piece in _split_chunks(completion.reasoning or ""):
             event({"reasoning_content": piece})
         for piece in _split_chunks(completion.content or ""):
             event({"content": piece})
@@ -1022,13 +1083,14 @@ def _model_not_found(model: Any) -> APIError:
 
 
 class StandInServer:
-    """An SGLang/Kimi-K3 stand-in on ``127.0.0.1:<free port>``.
+    """An SGLang stand-in on ``127.0.0.1:<free port>`` serving ``models``.
 
-    >>> with StandInServer() as srv:          # doctest: +SKIP
+    >>> with StandInServer(served_models(db)) as srv:          # doctest: +SKIP
     ...     client = OpenAI(base_url=srv.base_url, api_key="EMPTY")
 
     Args:
-        model: the served model id; requests for any other id get 404.
+        models: what is served, one entry per served name; requests for any
+            other id get 404.
         host: interface to bind (loopback by default; never expose a fake).
         port: 0 picks a free port.
         api_key: if set, requests must send ``Authorization: Bearer <api_key>``
@@ -1039,14 +1101,23 @@ class StandInServer:
 
     def __init__(
         self,
-        model: str = DEFAULT_MODEL,
+        models: Iterable[ServedModel],
         *,
         host: str = "127.0.0.1",
         port: int = 0,
         api_key: str | None = None,
         latency: float = 0.0,
     ) -> None:
-        self.model = model
+        self.models: dict[str, ServedModel] = {}
+        for served in models:
+            other = self.models.get(served.served_name)
+            if other is not None:
+                # One name, two API blocks: no request could say whose applies.
+                raise ValueError(
+                    f"served name {served.served_name!r} belongs to both {other.model} and "
+                    f"{served.model}; the stand-in cannot tell whose API applies"
+                )
+            self.models[served.served_name] = served
         self.host = host
         self.api_key = api_key
         self.latency = latency
@@ -1114,13 +1185,13 @@ class StandInServer:
 
     # -- inspection --------------------------------------------------------
 
-    def model_card(self) -> dict[str, Any]:
+    def model_card(self, served_name: str) -> dict[str, Any]:
         return {
-            "id": self.model,
+            "id": served_name,
             "object": "model",
             "created": CREATED,
             "owned_by": "sglang",
-            "root": self.model,
+            "root": served_name,
         }
 
     def chat_requests(self) -> list[RecordedRequest]:
