@@ -73,3 +73,14 @@ def test_the_playground_composes_no_ratio_for_a_model_without_a_calculator(
     assert [r.get("error") for r in results] == [None] * len(sels)
     assert {r["ratio"] for r in results} == {None}
     assert all(kind != "calculator" for r in results for kind, _, _ in r["caveats"])
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_request_length_for_a_model_without_a_calculator_is_an_error(cli, recipes_copy,
+                                                                       model_id):
+    db = _without_calculator(recipes_copy, model_id)
+    match = db.model(model_id).cells[0].match
+    r = cli("--root", str(recipes_copy), "command", model_id, "--set", "avg_len=8192",
+            *[w for k, v in match.items() for w in ("--set", f"{k}={v}")])
+    assert (r.code, r.err) == (1, f"error: <selection>: avg_len does not apply: "
+                                  f"{db.model(model_id).info.name} declares no calculator\n")
