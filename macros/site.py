@@ -395,6 +395,21 @@ class Site:
                                            _cell_text(flags.get("--dp-size") or "1")]) + " |")
         return "\n".join(rows)
 
+    def models(self) -> str:
+        """Every model of the database with its summary, its platforms and how many of its
+        cells are verified; links are relative to the docs root (the home page)."""
+        rows = [f"| {self.th('table.model')} | {self.th('table.platforms')} | "
+                f"{self.th('table.cells')} |", "|---|---|---:|"]
+        for model_id, model in self.db.models.items():
+            labels = ", ".join(self.db.platforms[h].label for h in model.info.hardware)
+            verified = sum(c.status.value == "verified" for c in model.cells)
+            count = self.t("ui.cells-verified", cells=str(len(model.cells)),
+                           verified=str(verified))
+            rows.append(f"| [{_cell_text(model.info.name)}](models/{model_id}.md): "
+                        f"{_cell_text(self.t(model.info.summary, model))} | "
+                        f"{_cell_text(labels)} | {_cell_text(count)} |")
+        return "\n".join(rows)
+
     def status_badge(self, status: str) -> str:
         """A badge for a status by name (verified, in-progress, unverified)."""
         if status not in ("verified", "in-progress", "unverified"):
@@ -441,7 +456,7 @@ def _indent(text: str, by: str = "    ") -> str:
     return "\n".join(by + line if line.strip() else "" for line in text.splitlines())
 
 
-PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells",
+PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
                "benchmarks", "ratio_table", "scaling_table", "text", "playground", "status_badge")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",

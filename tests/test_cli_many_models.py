@@ -18,7 +18,7 @@ ALWAYS = "check.always-wrong"
 
 
 def _args(selection: dict[str, str]) -> list[str]:
-    return [word for key, value in selection.items() for word in (f"--{key}", value)]
+    return [word for key, value in selection.items() for word in ("--set", f"{key}={value}")]
 
 
 def _served_name(db, model_id: str) -> str:
@@ -148,9 +148,9 @@ def test_validate_names_an_abbreviated_flag_as_an_abbreviation(db, recipes_copy,
 def _a_digit_off(db, hw: str) -> str:
     """Another product's id: ``hw`` with its first digit changed (mi350x -> mi360x)."""
     i = re.search(r"[0-9]", hw).start()
-    other = hw[:i] + str((int(hw[i]) + 1) % 10) + hw[i + 1:]
-    assert other not in db.platforms
-    return other
+    return next(other for step in range(1, 10)
+                if (other := hw[:i] + str((int(hw[i]) + step) % 10) + hw[i + 1:])
+                not in db.platforms)
 
 
 def _numbered_platform(db, model_id: str) -> str:

@@ -49,7 +49,9 @@ def test_cli_validate_prints_problems_and_exits_1(cli, recipes_copy):
     assert "benchmarks.yaml" not in r.err  # no cascade of follow-on errors
 
 
-def test_cli_validate_ok(cli):
+def test_cli_validate_ok(cli, db):
     r = cli("validate")
     assert r.code == 0
-    assert r.out.startswith("ok: 1 model(s), 50 cells")
+    cells = sum(len(m.cells) for m in db.models.values())
+    assert r.out.startswith(f"ok: {len(db.models)} model(s), {cells} cells, "
+                            f"{len(db.platforms)} platforms")

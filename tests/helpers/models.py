@@ -11,6 +11,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
                 if p.is_dir() and p.name != "catalog")
+# Models that declare a calculator: its properties and request-length inputs are tested on these.
+CALCULATED = [m for m in MODELS if yaml.safe_load(
+    (ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8")).get("calculator")]
 BRANCH_VALUE = "branch-only-value"
 
 
@@ -31,6 +34,9 @@ def add_twin(root: Path, model_id: str) -> str:
         data["id"] = twin
         for rule in data["model_names"]:
             rule["name"] += "-twin"
+        by_name = (data.get("api") or {}).get("inputs_by_name") or {}
+        for name in list(by_name):
+            by_name[name + "-twin"] = by_name.pop(name)
     edit_yaml(root / twin / "model.yaml", rename)
     return twin
 
