@@ -9,7 +9,7 @@ import pytest
 from helpers.models import MODELS
 from macros.resolve import resolve
 from macros.selection import Selection
-from macros.selections import deployment_selections
+from macros.selections import deployment_selections, sample_playground
 
 
 def _verified_cells(db, model_id):
@@ -29,7 +29,8 @@ def test_a_verified_cell_as_its_round_ran_it_is_verified(db, model_id):
 def test_every_other_command_of_a_verified_cell_is_derived_with_what_differs(db, model_id):
     cells = {db.model(model_id).key(c.match) for c in _verified_cells(db, model_id)}
     seen = 0
-    for sel in deployment_selections(db, model_id, large_scale=False):
+    sample = sample_playground(db, model_id, 200, seed=17)
+    for sel in list(deployment_selections(db, model_id, large_scale=False)) + sample:
         model = db.model(model_id)
         if model.key(sel) not in cells:
             continue
