@@ -105,8 +105,8 @@ class HardwareFile(Strict):
 class DimensionOption(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     label: str
-    # Offered only where this holds, read over the earlier dimensions (Kimi-K3's prefill
-    # strategies exist for the prefill role only); hidden elsewhere, never greyed out.
+    # Offered only where this holds, read over the earlier dimensions (a strategy that exists
+    # for one role only, say); hidden elsewhere, never greyed out.
     when: Condition = {}
 
 
