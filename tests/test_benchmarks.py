@@ -1,7 +1,7 @@
 """What the ``benchmarks`` macro shows of a model's published results, in both languages:
 speed rows headed with their latency percentile, accuracy scores with their unit, each
 result's notes and the SGLang version it ran on. Every test runs over every model in recipes/;
-accuracy is added to a copy (no model publishes one yet), with DeepSeek-V4 Flash's upstream
+the accuracy tests add a result to a copy of each model, with DeepSeek-V4 Flash's upstream
 default accuracy (GPQA Diamond 88.1 %, AIME25 95 %, GSM8K 96.13 %)."""
 
 from __future__ import annotations
