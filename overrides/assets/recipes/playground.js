@@ -1090,12 +1090,13 @@
   }
 
   // Flags and env that the selection changed relative to the cell's own flags and env.
+  /** What the reader's settings change in the cell's command: against the command of the cell
+   *  alone (its defaults, as the static page shows it), so choosing nothing lists nothing, and
+   *  what the engine adds for every command of the cell (multi-node flags, ports) is no change. */
   function diff(data, res) {
-    var values = placeholders({ data: data }, res.model_name);
+    var plain = compose(data, res.match);
     var base = {}, now = {}, out = [];
-    res.cell.flags.forEach(function (f) {
-      if (!has(base, f[0])) base[f[0]] = { name: f[0], values: f[1].map(function (v) { return fillPlaceholders(v, values); }) };
-    });
+    plain.flags.forEach(function (f) { if (!has(base, f.name)) base[f.name] = f; });
     res.flags.forEach(function (f) { if (!has(now, f.name)) now[f.name] = f; });
     res.flags.forEach(function (f) {
       if (now[f.name] !== f) return;
@@ -1104,7 +1105,7 @@
     });
     Object.keys(base).forEach(function (n) { if (!has(now, n)) out.push({ kind: 'removed', was: flagText(base[n]) }); });
     var baseEnv = {}, nowEnv = {};
-    list(res.cell.env).forEach(function (e) { baseEnv[e.split('=')[0]] = envText(fillPlaceholders(e, values)); });
+    plain.env.forEach(function (e) { baseEnv[e.split('=')[0]] = envText(e); });
     res.env.forEach(function (e) { nowEnv[e.split('=')[0]] = envText(e); });
     Object.keys(nowEnv).forEach(function (n) {
       if (!has(baseEnv, n)) out.push({ kind: 'added', now: nowEnv[n] });
