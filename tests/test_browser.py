@@ -400,3 +400,13 @@ def test_search_finds_the_model_page(tab, lang, query):
     links = page.eval_on_selector_all(".md-search-result__item a", "els => els.map(a => a.href)")
     assert any(urlsplit(h).path == page_of(lang) for h in links)
     assert all(urlsplit(h).netloc == urlsplit(tab.base).netloc for h in links)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_effective_configuration_shows_only_when_it_has_rows(tab, cli, db, model_id):
+    """Every model: a selection without effective knobs shows no empty table."""
+    cell = dict(db.model(model_id).cells[0].match)
+    page = tab.open("en", "#" + urlencode(cell), model_id=model_id)
+    rows = expected(cli, cell, model_id=model_id)["effective"]
+    assert page.locator(".rp-effective").is_visible() == bool(rows)
+    assert page.locator(".rp-effective tbody tr").count() == len(rows)

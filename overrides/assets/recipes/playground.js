@@ -1317,6 +1317,7 @@
     table.appendChild(this.effBody);
     effBox.appendChild(table);
     out.appendChild(effBox);
+    this.effBox = effBox;
 
     root.appendChild(controls);
     root.appendChild(out);
@@ -1532,6 +1533,7 @@
     if (!changes.length) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
 
     clear(this.effBody);
+    this.effBox.hidden = !res.effective.length;  // a model that declares no knobs shows no table
     res.effective.forEach(function (e) {
       var value = e.value !== null ? el('code', { text: e.value }) : el('em', { text: self.t(e.value_text) });
       var tr = el('tr', { 'data-knob': e.knob }, [
