@@ -1,94 +1,107 @@
-"""The mamba-ratio calculator: how to split static memory between the KDA state pool and the
-paged MLA KV pool (``--mamba-full-memory-ratio``).
+"""A model's calculator, read from its data: values taken from the command (its flags, its
+environment, whether it is a PD prefill or decode server), constants, and one formula.
 
-ratio = (S + D) × state_bytes / (L × (mla_kv_bytes / DCP + draft_kv_bytes))
-
-S is state slots per request, D draft states per request, L the average request length
-(input + output). Owns the formula and its number formatting; reads only the flags, env and
-PD server kind (prefill, decode or none) of a command, never the rules or the page.
+Owns evaluating a ``Calculator`` (schema.py) for one command and request length, and the
+formatting of its result (``fmt``); the Playground's JavaScript evaluates the same data the same
+way (a parity test compares them). Must not know any model: the formula, the constants and how
+each value is read are the model's data (``calculator`` in its model.yaml).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import Any
 
-from .schema import CalculatorConsts
+from . import conditions
+from .conditions import ExprError
+from .schema import Calculator
 
-
-# Bytes per KV element by --kv-cache-dtype; auto, bf16 and bfloat16 are 16-bit.
-KV_BYTES = {"fp8_e4m3": 1, "fp8_e5m2": 1, "mxfp8": 1, "nvfp4": 0.5, "fp4_mx_block16": 0.5}
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """Everything the ratio depends on, as read from one command."""
-
-    tp: int
-    attn_dp: int
-    attn_tp: float
-    dcp: int
-    pp: int
-    slots: int
-    drafts: int
-    ssm_bytes: int
-    kv_bytes: float
-    spec: bool
-    state_bytes: float
-    kv_bytes_per_token: float
+Values = dict[str, Any]
 
 
-def _int(flags: dict, name: str, default: int) -> int:
-    values = flags.get(name)
-    try:
-        return int(values[0]) if values else default
-    except ValueError:
-        return default
+class _Context:
+    """What a calculator's conditions read: the command's flags and env, ``pd`` (the PD server
+    kind, "" for none) and the values worked out so far."""
 
+    def __init__(self, flags: dict[str, tuple[str, ...]], env: dict[str, str], pd: str | None,
+                 values: Values):
+        self._flags, self._env, self.pd, self.values = flags, env, pd, values
 
-def read_inputs(flags: dict[str, tuple[str, ...]], env: dict[str, str], pd: str | None,
-                c: CalculatorConsts) -> Inputs:
-    tp = _int(flags, "--tp-size", 8)
-    attn_dp = _int(flags, "--dp-size", 1) if "--enable-dp-attention" in flags else 1
-    attn_tp = tp / attn_dp if attn_dp else float(tp)
-    attn_tp = float(round(attn_tp))
-    dcp = _int(flags, "--dcp-size", 1)
-    pp = _int(flags, "--pp-size", 1)
-    strategy = (flags.get("--mamba-radix-cache-strategy") or ("extra_buffer",))[0]
-    if pd == "decode" or "--disable-radix-cache" in flags:
-        slots = 1  # PD decode keeps a chunk cache; no radix cache means one slot per request
-    elif strategy == "no_buffer":
-        slots = 3
-    else:
-        skip_lock = 1 if env.get("SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK") == "1" else 0
-        track = 1 if ("--disable-overlap-schedule" in flags or pp > 1
-                      or strategy == "extra_buffer_lazy") else 2
-        slots = 3 - skip_lock + track
-    algo = (flags.get("--speculative-algorithm") or ("",))[0].upper()
-    spec = bool(algo)
-    drafts = 0
-    if spec and "--enable-linear-replayssm-spec" not in flags and pd != "prefill":
-        block_flag = "--speculative-dflash-block-size" if algo == "DFLASH" \
-            else "--speculative-dspark-block-size"
-        drafts = _int(flags, block_flag, 8 if algo == "DFLASH" else 7) + 1
-    ssm = (flags.get("--mamba-ssm-dtype") or ("float32",))[0]
-    ssm_bytes = 2 if ssm in ("bfloat16", "float16") else 4
-    kv = (flags.get("--kv-cache-dtype") or ("auto",))[0]
-    kv_bytes = KV_BYTES.get(kv, 2)
-    heads = c.kda_heads / attn_tp if attn_tp else 0
-    state = c.kda_layers * (heads * c.head_dim * c.head_dim * ssm_bytes
-                            + c.conv_kernel * 3 * heads * c.head_dim * 2)
-    kv_token = c.mla_layers * c.mla_kv_width * kv_bytes / dcp + (c.draft_kv_bytes if spec else 0)
-    return Inputs(tp, attn_dp, attn_tp, dcp, pp, slots, drafts, ssm_bytes, kv_bytes, spec,
-                  state, kv_token)
+    def value(self, key: str) -> Any:
+        if key == "pd":
+            return self.pd or ""
+        return self.values.get(key)
 
+    def flags(self):
+        return self._flags
 
-def ratio(inputs: Inputs, avg_len: int, c: CalculatorConsts) -> float | None:
-    """The ratio, or None when the inputs cannot give one (attention-TP does not divide heads)."""
-    if avg_len <= 0 or inputs.attn_tp <= 0 or c.kda_heads % int(inputs.attn_tp):
+    def cell_flags(self):
         return None
-    value = (inputs.slots + inputs.drafts) * inputs.state_bytes / (inputs.kv_bytes_per_token * avg_len)
-    return value if math.isfinite(value) and value > 0 else None
+
+    def env(self):
+        return self._env
+
+
+def _number(text: str) -> int | float | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def evaluate(calc: Calculator, flags: dict[str, tuple[str, ...]], env: dict[str, str],
+             pd: str | None, avg_len: int | None) -> tuple[Values, float | None]:
+    """Every value of ``calc`` for one command, and the formula's result (None when a value
+    cannot be worked out, ``applies_when`` fails, or the result is not a positive number)."""
+    values: Values = {}
+    ctx = _Context(flags, env, pd, values)
+
+    def lookup(name: str) -> Any:
+        if name in values:
+            return values[name]
+        if name in calc.constants:
+            return calc.constants[name]
+        if name == "avg_len" and avg_len is not None:
+            return avg_len
+        raise ExprError(f"unknown name '{name}'")
+
+    def worth(given: Any, text: bool) -> Any:
+        if text or not isinstance(given, str):
+            return given
+        return conditions.eval_expr(given, lookup)
+
+    try:
+        for v in calc.values:
+            read = (flags.get(v.flag) or ()) if v.flag else ()
+            if read and (v.text or _number(read[0]) is not None):
+                values[v.id] = read[0] if v.text else _number(read[0])
+                continue
+            case = next((c for c in v.cases if conditions.evaluate(c.when, ctx) is True), None)
+            values[v.id] = worth(case.value if case else v.default, v.text)
+        if conditions.evaluate(calc.applies_when, ctx) is not True:
+            return values, None
+        result = conditions.eval_expr(calc.formula, lookup)
+    except ExprError:  # a value the command cannot give (a division by zero, say)
+        return values, None
+    if not isinstance(result, (int, float)) or not math.isfinite(result) or result <= 0:
+        return values, None
+    return values, float(result)
+
+
+def of_command(calc: Calculator, flags, env: list[str], pd: str | None,
+               avg_len: int) -> tuple[Values, float | None]:
+    """``evaluate`` for a composed command, its own pinned flag left out."""
+    return evaluate(calc, {f.name: f.values for f in flags if f.name != calc.pins},
+                    dict(e.split("=", 1) for e in env), pd, avg_len)
+
+
+def field(value: Any) -> str:
+    """A value as the calculator's explanation texts show it: thousands separated, at most one
+    decimal ("27,648", "13,824.5", "0.5"); text as it is."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    text = f"{value:,.1f}"
+    return text[:-2] if text.endswith(".0") else text
 
 
 def fmt(value: float) -> str:
@@ -103,9 +116,3 @@ def fmt(value: float) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
-
-
-def inputs_of(flags, env: list[str], pd: str | None, c: CalculatorConsts) -> Inputs:
-    """The calculator inputs of a composed command (its own ratio flag left out)."""
-    return read_inputs({f.name: f.values for f in flags if f.name != "--mamba-full-memory-ratio"},
-                       dict(e.split("=", 1) for e in env), pd, c)

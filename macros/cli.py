@@ -229,23 +229,21 @@ def cmd_calc(args) -> int:
         else:
             print(reason)
         return EXIT_OK
-    inputs = calculator.inputs_of(res.flags, res.env, res.pd, consts)
     lengths = table or [res.avg_len]
     rows = []
+    values: dict = {}
     for length in lengths:
-        value = calculator.ratio(inputs, length, consts)
+        values, value = calculator.of_command(consts, res.flags, res.env, res.pd, length)
         rows.append({"avg_len": length, "ratio": value,
                      "text": calculator.fmt(value) if value is not None else None})
     if args.format == "json":
-        print(json.dumps({"applicable": True, "inputs": inputs.__dict__, "rows": rows}, indent=2))
+        print(json.dumps({"applicable": True, "values": values, "rows": rows}, indent=2))
     else:
-        print(f"attention TP {inputs.attn_tp:g} (TP {inputs.tp} / attention DP {inputs.attn_dp}), "
-              f"DCP {inputs.dcp}, slots S={inputs.slots}, draft states D={inputs.drafts}, "
-              f"SSM {inputs.ssm_bytes} B, KV {inputs.kv_bytes} B")
-        print(f"state bytes/request {inputs.state_bytes:,.0f}; KV bytes/token/rank "
-              f"{inputs.kv_bytes_per_token:,.1f}")
+        fields = {k: calculator.field(v) for k, v in values.items() if v is not None}
+        for text_id in consts.explain:
+            print(db.t(args.lang, text_id, model, **fields))
         for row in rows:
-            print(f"L={row['avg_len']:>7}  --mamba-full-memory-ratio {row['text']}")
+            print(f"L={row['avg_len']:>7}  {consts.pins} {row['text'] or '—'}")
     return EXIT_OK
 
 

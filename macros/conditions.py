@@ -600,6 +600,15 @@ def _sum(tokens):
     return tree, rest
 
 
+def expr_names(tree: Expr) -> set[str]:
+    """Every name an expression reads."""
+    if isinstance(tree, Name):
+        return {tree.name}
+    if isinstance(tree, BinOp):
+        return expr_names(tree.left) | expr_names(tree.right)
+    return set()
+
+
 def eval_expr(text: str, lookup) -> Any:
     """Evaluate ``text`` with names resolved by ``lookup(name)``; a lone name returns as is."""
     tree = parse_expr(text)

@@ -735,8 +735,68 @@ class _Validator:
                                  "gives no reason: say who reads it (the branch or image that "
                                  "accepts it)")
 
+    def _calculator(self) -> None:
+        """A calculator's flags, conditions, expressions and texts, each at its place: its
+        conditions may read ``pd`` and the values worked out before them; an expression may
+        name constants, earlier number values and ``avg_len``."""
+        calc, d = self.m.info.calculator, "model"
+        if calc is None:
+            return
+        p = ("calculator",)
+        self.text(d, p + ("label",), calc.label)
+        self.flag_name(d, p + ("pins",), calc.pins)
+        D = conditions.Domain
+        keys = {"pd": D("pd", ("prefill", "decode", ""))}
+        numbers: set[str] = set(calc.constants)
+        seen: set[str] = set()
+
+        def when(path: tuple, cond) -> None:
+            vocab = conditions.Vocabulary(dict(keys), self.flag_domain)
+            for rel, message in conditions.check_condition(cond, vocab):
+                self.out.add(self.docs[d], path + rel, message)
+
+        def expression(path: tuple, given, where: str) -> None:
+            if not isinstance(given, str):
+                return
+            try:
+                tree = conditions.parse_expr(given)
+            except conditions.ExprError as exc:
+                self.out.add(self.docs[d], path, f"cannot read the expression '{given}': {exc}")
+                return
+            for name in sorted(conditions.expr_names(tree)):
+                if name not in numbers | {"avg_len"}:
+                    known = ", ".join(sorted(numbers | {"avg_len"}))
+                    where_ = f" {where}" if where else ""
+                    self.out.add(self.docs[d], path, f"'{name}' in '{given}' is no constant, "
+                                 f"number value{where_} or avg_len (known: {known})")
+
+        for i, v in enumerate(calc.values):
+            q = p + ("values", i)
+            if v.id in seen or v.id in calc.constants or v.id in ("pd", "avg_len"):
+                self.out.add(self.docs[d], q + ("id",), f"value id '{v.id}' is used twice (values, "
+                             "constants, pd and avg_len share one set of names)")
+            seen.add(v.id)
+            if v.flag is not None:
+                self.flag_name(d, q + ("flag",), v.flag)
+            for j, case in enumerate(v.cases):
+                when(q + ("cases", j, "when"), case.when)
+                if not v.text:
+                    expression(q + ("cases", j, "value"), case.value, "before it")
+            if not v.text:
+                expression(q + ("default",), v.default, "before it")
+            keys[v.id] = D(f"value '{v.id}'") if v.text else D(f"value '{v.id}'", number=True)
+            if not v.text:
+                numbers.add(v.id)
+        when(p + ("applies_when",), calc.applies_when)
+        expression(p + ("formula",), calc.formula, "")
+        for i, text_id in enumerate(calc.explain):
+            self.text(d, p + ("explain", i), text_id)
+            self.text_fields(d, p + ("explain", i), text_id, {v.id for v in calc.values},
+                             "explanation text")
+
     def _model_file(self) -> None:
         info, d = self.m.info, "model"
+        self._calculator()
         for i, hw in enumerate(info.hardware):
             if self.platforms and hw not in self.platforms:
                 self.out.add(self.docs[d], ("hardware", i), self.platform_problem(hw, False))

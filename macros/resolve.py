@@ -200,8 +200,8 @@ class _State:
         value = None
         c = self.model.info.calculator
         if c is not None and self.calc_reason() is None:
-            inputs = calculator.read_inputs(self.flags(), dict(self.env_items), self.pd, c)
-            value = calculator.ratio(inputs, self.avg_len, c)
+            flags = {k: v for k, v in self.flags().items() if k != c.pins}
+            value = calculator.evaluate(c, flags, dict(self.env_items), self.pd, self.avg_len)[1]
         self._ratio_cache = (self.toks, self.env_items, value)
         return value
 

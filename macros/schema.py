@@ -166,18 +166,36 @@ class PD(Strict):
         return {"prefill": self.prefill, "decode": self.decode}
 
 
-class CalculatorConsts(Strict):
+class CalcCase(Strict):
+    when: Condition
+    value: str | int | float  # an expression over constants and earlier values (text: as is)
+
+
+class CalcValue(Strict):
+    """One value a calculator works out for a command, in order: the first value of ``flag``
+    when the command sets it (a whole number, or any text for a ``text`` value), else the first
+    case whose ``when`` holds, else ``default``."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    flag: str | None = None
+    text: bool = False
+    cases: list[CalcCase] = []
+    default: str | int | float
+
+
+class Calculator(Strict):
+    """A model's calculator as data: what it reads from a command, its constants, the formula
+    and the flag its result is pinned as (by a rule using ``{ratio}``)."""
+
+    label: str  # text id of its title
+    pins: str
+    explain: list[str] = []  # text ids whose {fields} are value ids, shown with the result
     default_avg_len: AvgLen
     common_lengths: list[AvgLen] = Field(min_length=1)
-    # Model shape. Each is a divisor or a factor of the ratio, so zero or a negative value
-    # gives a wrong ratio with no error; the upper bounds are far above any real model.
-    kda_layers: int = Field(ge=1, le=1000)
-    kda_heads: int = Field(ge=1, le=1024)
-    head_dim: int = Field(ge=1, le=4096)
-    conv_kernel: int = Field(ge=1, le=64)
-    mla_layers: int = Field(ge=1, le=1000)
-    mla_kv_width: int = Field(ge=1, le=65536)
-    draft_kv_bytes: int = Field(ge=0, le=1_000_000)
+    constants: dict[str, Annotated[float, Field(allow_inf_nan=False, strict=False)]] = {}
+    values: list[CalcValue] = Field(min_length=1)
+    applies_when: Condition = {}
+    formula: str  # an expression over constants, values and avg_len
 
     @computed_field  # exported: the Playground's hash reader and input box use these
     @property
@@ -233,7 +251,7 @@ class ModelFile(Strict):
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
     pd: PD | None = None
-    calculator: CalculatorConsts | None = None  # a model without one shows no panel or caveat
+    calculator: Calculator | None = None  # a model without one shows no panel or caveat
     branch_env: dict[str, str] = {}
     # flag -> value -> who reads it: values the pinned release refuses but the model's branch
     # (or image) accepts. A missing reason (None) is told apart in database.py, which says

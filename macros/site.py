@@ -356,10 +356,9 @@ class Site:
         consts = model.info.calculator
         if consts is None:
             raise MacroError(f"ratio_table: {model_id} declares no calculator")
-        inputs = calculator.inputs_of(res.flags, res.env, res.pd, consts)
-        rows = [f"| {self.th('table.avg_len')} | {_code_cell(self.t('table.ratio'))} |", "|---:|---:|"]
+        rows = [f"| {self.th('table.avg_len')} | {_code_cell(consts.pins)} |", "|---:|---:|"]
         for length in consts.common_lengths:
-            value = calculator.ratio(inputs, length, consts)
+            value = calculator.of_command(consts, res.flags, res.env, res.pd, length)[1]
             rows.append(f"| {length:,} | {calculator.fmt(value) if value else '—'} |")
         return "\n".join(rows)
 

@@ -1,4 +1,5 @@
-"""The mamba-ratio calculator against values worked out by hand from the formula
+"""Kimi-K3's mamba-ratio calculator (data in its model.yaml, evaluated by macros.calculator)
+against values worked out by hand from the formula
 
     ratio = (S + D) × state_bytes / (L × (mla_kv_bytes / DCP + draft_kv_bytes))
 
@@ -9,6 +10,8 @@ mla_kv_bytes = 24 · 576 · kv_bytes; draft KV adds 1400 bytes per token under s
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from macros.selection import Selection
 from macros import calculator
@@ -20,9 +23,9 @@ STATE_TP8_FP32 = 69 * (12 * 128 * 128 * 4 + 9 * 12 * 128 * 2)  # 56,171,520 byte
 
 def test_state_bytes_at_attention_tp8_match_the_hand_computation(db):
     c = db.model("kimi-k3").info.calculator
-    inputs = calculator.read_inputs({"--tp-size": ("8",)}, {}, "unified", c)
-    assert inputs.state_bytes == STATE_TP8_FP32 == 56_171_520
-    assert inputs.kv_bytes_per_token == 24 * 576 * 2
+    values, _ = calculator.evaluate(c, {"--tp-size": ("8",)}, {}, None, L)
+    assert values["state_bytes"] == STATE_TP8_FP32 == 56_171_520
+    assert values["kv_bytes_per_token"] == 24 * 576 * 2
 
 
 @pytest.mark.parametrize("hw,role,strategy,picks,expected", [
@@ -71,10 +74,9 @@ def test_replayssm_off_adds_block_plus_one_draft_states(db):
 ])
 def test_slots_per_request_follow_the_cache_strategy(db, picks, slots):
     res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", **picks}))
-    flags = {f.name: f.values for f in res.flags}
-    env = dict(e.split("=", 1) for e in res.env)
-    inputs = calculator.read_inputs(flags, env, res.pd, db.model("kimi-k3").info.calculator)
-    assert inputs.slots == slots
+    values, _ = calculator.of_command(db.model("kimi-k3").info.calculator, res.flags, res.env,
+                                      res.pd, L)
+    assert values["slots"] == slots
 
 
 def test_bf16_state_and_fp8_kv_move_the_ratio_as_the_formula_says(db):
@@ -103,3 +105,33 @@ def test_no_ratio_where_the_cell_pins_the_state_pool(db):
 ])
 def test_formatting(value, text):
     assert calculator.fmt(value) == text
+
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(short=st.integers(1, 10**6), extra=st.integers(1, 10**6))
+def test_ratio_falls_as_requests_get_longer(db, short, extra):
+    c = db.model("kimi-k3").info.calculator
+    flags = {"--tp-size": ("8",), "--dcp-size": ("8",)}
+    ratio = lambda n: calculator.evaluate(c, flags, {}, None, n)[1]  # noqa: E731
+    assert ratio(short + extra) < ratio(short)
+
+
+@SETTINGS
+@given(tp=st.sampled_from(["1", "2", "4", "8", "16", "32"]), dcp=st.sampled_from(["1", "8", "16"]),
+       length=st.integers(256, 10**6), pd=st.sampled_from([None, "prefill", "decode"]))
+def test_ratio_moves_with_the_dtypes_as_the_formula_says(db, tp, dcp, length, pd):
+    c = db.model("kimi-k3").info.calculator
+    base = {"--tp-size": (tp,), "--dcp-size": (dcp,)}
+
+    def r(**extra):
+        flags = dict(base)
+        flags.update({k: (v,) for k, v in extra.items()})
+        return calculator.evaluate(c, flags, {}, pd, length)[1]
+    plain = r()
+    assert r(**{"--kv-cache-dtype": "fp8_e4m3"}) == pytest.approx(plain * 2)  # KV bytes halve
+    assert r(**{"--mamba-ssm-dtype": "bfloat16"}) < plain  # the SSM part halves
+    assert r(**{"--mamba-ssm-dtype": "bfloat16"}) > plain / 2  # the conv part does not

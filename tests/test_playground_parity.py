@@ -215,8 +215,9 @@ def _helper_cases() -> dict:
                            ("--kv-cache-dtype", ["fp9", "auto"]), ("--kv-cache-dtype", []),
                            ("--tp-size", ["eight"]), ("--tp-size", ["0"]),
                            ("--enable-metrics", ["true"]))]
+    field = [8, 0, 0.5, 1.25, 2.35, 27648, 13824.5, 56171520, 4856.0, 0.05, 999.95, "auto"]
     return {"fmt": fmt, "quote": quote, "parse": parse, "fill": fill, "evaluate": evaluate,
-            "value": value}
+            "value": value, "field": field}
 
 
 def test_helpers_match_python(tmp_path, db):
@@ -279,6 +280,7 @@ def test_helpers_match_python(tmp_path, db):
         "value": [branch_value_problem(db.catalog.flags[c["flag"]], tuple(c["values"]),
                                        {c["flag"]: c["added"]} if "added" in c else {})
                   for c in cases["value"]],
+        "field": [calculator.field(v) for v in cases["field"]],
     }
     for key, values in want.items():
         assert len(got[key]) == len(values) == len(cases[key]), f"{key}: JS answered " \

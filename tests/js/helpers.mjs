@@ -33,6 +33,7 @@ const out = {
     return c.names[name];
   }))),
   evaluate: cases.evaluate.map((c) => pg.evaluate(c.cond, context(c))),
+  field: cases.field.map((v) => pg.calcField(v)),
   value: cases.value.map((c) => pg.valueProblem(c.flag, c.spec, c.values, c.added)),
 };
 writeFileSync(outPath, JSON.stringify(out));

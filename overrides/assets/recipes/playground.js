@@ -6,7 +6,7 @@
  * reachable selection. It mirrors, function by function:
  *   macros/conditions.py  evaluate, fill, evalExpr (three-valued conditions, {expression})
  *   macros/flags.py       quote, parseFlagText
- *   macros/calculator.py  readInputs, ratio, fmt
+ *   macros/calculator.py  calcEvaluate, calcField, fmt
  *   macros/resolve.py     compose (= resolve(..., strict=False)), effective configuration
  *   macros/check.py       catalog and rule findings for the generated command
  *   macros/render.py      commandText, routerText
@@ -340,57 +340,52 @@
 
   // --- calculator.py ---
 
-  function first(flags, name, dflt) {  // (flags.get(name) or (dflt,))[0]
-    var values = get(flags, name);
-    return values && values.length ? values[0] : dflt;
-  }
+  // calculator.evaluate: the model's calculator, read from its data.
+  function CalcContext(flags, env, pd, values) { this._flags = flags; this._env = env; this.pd = pd; this.values = values; }
+  CalcContext.prototype.value = function (key) {
+    if (key === 'pd') return this.pd || '';
+    return has(this.values, key) ? this.values[key] : null;
+  };
+  CalcContext.prototype.flags = function () { return this._flags; };
+  CalcContext.prototype.cellFlags = function () { return null; };
+  CalcContext.prototype.env = function () { return this._env; };
 
-  function intFlag(flags, name, dflt) {
-    var values = get(flags, name);
-    if (!values || !values.length) return dflt;
-    var n = pyInt(values[0]);
-    return n === null ? dflt : n;
-  }
-
-  // calculator.KV_BYTES: bytes per KV element by --kv-cache-dtype (others are 16-bit).
-  var KV_BYTES = { fp8_e4m3: 1, fp8_e5m2: 1, mxfp8: 1, nvfp4: 0.5, fp4_mx_block16: 0.5 };
-
-  function readInputs(flags, env, pd, c) {
-    var tp = intFlag(flags, '--tp-size', 8);
-    var attnDp = has(flags, '--enable-dp-attention') ? intFlag(flags, '--dp-size', 1) : 1;
-    var attnTp = roundHalfEven(attnDp ? tp / attnDp : tp);
-    var dcp = intFlag(flags, '--dcp-size', 1), pp = intFlag(flags, '--pp-size', 1);
-    var strategy = first(flags, '--mamba-radix-cache-strategy', 'extra_buffer');
-    var slots;
-    if (pd === 'decode' || has(flags, '--disable-radix-cache')) slots = 1;
-    else if (strategy === 'no_buffer') slots = 3;
-    else {
-      var skipLock = get(env, 'SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK') === '1' ? 1 : 0;
-      var track = has(flags, '--disable-overlap-schedule') || pp > 1 || strategy === 'extra_buffer_lazy' ? 1 : 2;
-      slots = 3 - skipLock + track;
+  function calcEvaluate(calc, flags, env, pd, avgLen) {  // returns {values, ratio}
+    var values = {}, ctx = new CalcContext(flags, env, pd, values);
+    function lookup(name) {
+      if (has(values, name)) return values[name];
+      if (has(calc.constants || {}, name)) return calc.constants[name];
+      if (name === 'avg_len' && avgLen !== null && avgLen !== undefined) return avgLen;
+      throw new Error("unknown name '" + name + "'");
     }
-    var algo = first(flags, '--speculative-algorithm', '').toUpperCase();
-    var spec = !!algo, drafts = 0;
-    if (spec && !has(flags, '--enable-linear-replayssm-spec') && pd !== 'prefill') {
-      var dflash = algo === 'DFLASH';
-      drafts = intFlag(flags, dflash ? '--speculative-dflash-block-size' : '--speculative-dspark-block-size', dflash ? 8 : 7) + 1;
+    function worth(given, isText) {
+      return isText || typeof given !== 'string' ? given : evalExpr(given, lookup);
     }
-    var ssm = first(flags, '--mamba-ssm-dtype', 'float32');
-    var ssmBytes = ssm === 'bfloat16' || ssm === 'float16' ? 2 : 4;
-    var kv = first(flags, '--kv-cache-dtype', 'auto');
-    var kvBytes = has(KV_BYTES, kv) ? KV_BYTES[kv] : 2;
-    var heads = attnTp ? c.kda_heads / attnTp : 0;
-    var state = c.kda_layers * (heads * c.head_dim * c.head_dim * ssmBytes + c.conv_kernel * 3 * heads * c.head_dim * 2);
-    var kvToken = c.mla_layers * c.mla_kv_width * kvBytes / dcp + (spec ? c.draft_kv_bytes : 0);
-    return { tp: tp, attn_dp: attnDp, attn_tp: attnTp, dcp: dcp, pp: pp, slots: slots, drafts: drafts,
-             ssm_bytes: ssmBytes, kv_bytes: kvBytes, spec: spec, state_bytes: state,
-             kv_bytes_per_token: kvToken, ssm_dtype: ssm, kv_dtype: kv };
+    var result;
+    try {
+      list(calc.values).forEach(function (v) {
+        var read = v.flag ? get(flags, v.flag) || [] : [];
+        if (read.length && (v.text || pyInt(read[0]) !== null)) {
+          values[v.id] = v.text ? read[0] : pyInt(read[0]);
+          return;
+        }
+        var cs = list(v.cases).filter(function (c) { return evaluate(c.when, ctx) === true; })[0];
+        values[v.id] = worth(cs ? cs.value : v['default'], v.text);
+      });
+      if (evaluate(calc.applies_when || {}, ctx) !== true) return { values: values, ratio: null };
+      result = evalExpr(calc.formula, lookup);
+    } catch (e) {
+      return { values: values, ratio: null };
+    }
+    if (typeof result !== 'number' || !isFinite(result) || result <= 0) return { values: values, ratio: null };
+    return { values: values, ratio: result };
   }
 
-  function ratio(inputs, avgLen, c) {
-    if (avgLen <= 0 || inputs.attn_tp <= 0 || c.kda_heads % Math.trunc(inputs.attn_tp)) return null;
-    var value = (inputs.slots + inputs.drafts) * inputs.state_bytes / (inputs.kv_bytes_per_token * avgLen);
-    return isFinite(value) && value > 0 ? value : null;
+  // calculator.field: thousands separated, at most one decimal.
+  function calcField(value) {
+    if (typeof value !== 'number') return String(value);
+    var text = toFixedPy(value, 1).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    return /\.0$/.test(text) ? text.slice(0, -2) : text;
   }
 
   function fmt(value) {
@@ -503,8 +498,10 @@
     for (var i = 0; i < rules.length; i++) if (evaluate(rules[i].when, this) === true) return rules[i].reason;
     return null;
   };
-  State.prototype.calcInputs = function () {
-    return readInputs(this.flags(), this.env(), this.pd(), this.data.model.calculator);
+  State.prototype.calcResult = function () {  // the calculator on the command as it is now
+    var c = this.data.model.calculator, flags = {}, all = this.flags();
+    Object.keys(all).forEach(function (k) { if (k !== c.pins) flags[k] = all[k]; });
+    return calcEvaluate(c, flags, this.env(), this.pd(), this.avgLen);
   };
   State.prototype.pd = function () {  // read once the axes are picked, as in _State.pd
     if (this._pd === undefined) this._pd = pdServer(this.data.model, this);
@@ -512,7 +509,7 @@
   };
   State.prototype.ratioValue = function () {
     if (!this.data.model.calculator || this.calcReason() !== null) return null;
-    return ratio(this.calcInputs(), this.avgLen, this.data.model.calculator);
+    return this.calcResult().ratio;
   };
   State.prototype.lookup = function (name) {
     if (name.indexOf('cell.') === 0 && /_size$/.test(name)) {
@@ -827,7 +824,7 @@
       hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
       ratio: ratioValue === null ? null : fmt(ratioValue), ratio_value: ratioValue,
       calculator: calcReason ? { id: calcReason, fields: {} } : null,
-      calc_inputs: calcReason || !info.calculator ? null : st.calcInputs(),
+      calc_values: calcReason || !info.calculator ? null : st.calcResult().values,
       caveats: cav,
       diagnostics: checkState(st, flagsNow, envNow),
       effective: effective(st, flags),
@@ -1149,7 +1146,7 @@
   }
 
   var api = { compose: compose, commandText: commandText, routerText: routerText, text: text,
-              diff: diff, fmt: fmt, readInputs: readInputs, ratio: ratio, evaluate: evaluate,
+              diff: diff, fmt: fmt, calcEvaluate: calcEvaluate, calcField: calcField, evaluate: evaluate,
               fill: fill, quote: quote, parseFlagText: parseFlagText,
               setReaderPlaceholders: setReaderPlaceholders, parseHash: parseHash,
               wholeNumber: wholeNumber, valueProblem: valueProblem };
@@ -1327,7 +1324,7 @@
   Playground.prototype.buildCalculator = function (out) {
     var self = this, data = this.data;
     var calc = el('div', { className: 'rp-calc', 'data-testid': 'calculator' });
-    calc.appendChild(el('div', { className: 'rp-block__title', text: this.t('ui.calculator') }));
+    calc.appendChild(el('div', { className: 'rp-block__title', text: this.t(data.model.calculator.label) }));
     var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8), consts = data.model.calculator;
     this.avgInput = el('input', { type: 'number', id: inputId, step: '1', inputmode: 'numeric',
                                   min: String(consts.min_avg_len), max: String(consts.max_avg_len),
@@ -1338,13 +1335,15 @@
     ratioLine.appendChild(el('label', { 'for': inputId, text: this.t('table.avg_len') }));
     ratioLine.appendChild(this.avgInput);
     ratioLine.appendChild(options);
-    ratioLine.appendChild(el('span', { className: 'rp-calc__eq', text: this.t('table.ratio') }));
+    ratioLine.appendChild(el('span', { className: 'rp-calc__eq', text: consts.pins }));
     this.ratio = el('output', { 'data-testid': 'ratio', 'for': inputId, className: 'rp-calc__ratio' });
     ratioLine.appendChild(this.ratio);
     calc.appendChild(ratioLine);
-    this.calcInputs = el('p', { className: 'rp-calc__inputs' });
-    this.calcBytes = el('p', { className: 'rp-calc__inputs' });
-    calc.appendChild(this.calcInputs); calc.appendChild(this.calcBytes);
+    this.calcExplain = list(consts.explain).map(function (id) {  // one line per explanation text
+      var line = el('p', { className: 'rp-calc__inputs' });
+      calc.appendChild(line);
+      return { id: id, node: line };
+    });
     this.avgInput.addEventListener('input', function () {
       var n = wholeNumber(self.avgInput.value, consts.min_avg_len, consts.max_avg_len);
       self.avgInput.setAttribute('aria-invalid', n === null ? 'true' : 'false');
@@ -1358,14 +1357,9 @@
   Playground.prototype.renderCalculator = function (res) {
     if (res.ratio !== null) this.ratio.textContent = res.ratio;
     else this.ratio.textContent = res.calculator ? this.t(res.calculator) : this.t('ui.calc.na');
-    var inp = res.calc_inputs;
-    this.calcInputs.textContent = inp ? this.t('ui.calc.inputs', {
-      attn_tp: String(inp.attn_tp), tp: String(inp.tp), attn_dp: String(inp.attn_dp), dcp: String(inp.dcp),
-      kv_dtype: inp.kv_dtype, kv_bytes: String(inp.kv_bytes), ssm_dtype: inp.ssm_dtype, ssm_bytes: String(inp.ssm_bytes),
-      slots: String(inp.slots), drafts: String(inp.drafts) }) : '';
-    this.calcBytes.textContent = inp ? this.t('ui.calc.bytes', {
-      state: Math.round(inp.state_bytes).toLocaleString('en-US'),
-      kv: inp.kv_bytes_per_token.toLocaleString('en-US', { maximumFractionDigits: 1 }) }) : '';
+    var values = res.calc_values, fields = {}, self = this;
+    Object.keys(values || {}).forEach(function (k) { if (values[k] !== null) fields[k] = calcField(values[k]); });
+    this.calcExplain.forEach(function (line) { line.node.textContent = values ? self.t(line.id, fields) : ''; });
   };
 
   Playground.prototype.choose = function (key, value) {
