@@ -74,19 +74,6 @@ class Terminated(SystemExit):
         super().__init__(128 + signal.SIGTERM)
 
 
-def _front_matter_lines(path: Path) -> int:
-    """Lines MkDocs strips before the macros see a page (front matter and blank lines after)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return 0
-    m = re.match(r"-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", text, re.S)
-    if not m:
-        return 0
-    rest = text[m.end():]
-    return text.count("\n", 0, m.end()) + (len(rest) - len(rest.lstrip("\n")))
-
-
 class _Capture(logging.Handler):
     """Keeps the build's warnings and errors so a failure can say what went wrong."""
 
@@ -95,28 +82,12 @@ class _Capture(logging.Handler):
         self.messages: list[str] = []
 
     docs_dir = ""
-    root = "."
 
     def emit(self, record: logging.LogRecord) -> None:
+        # page errors come from the page templates as "docs/<lang>/<page>:line: what" already
         message = record.getMessage()
-        if "[macros]" in message and "_File_" in message:
-            message = self._macro_error(message)
         self.messages.append(message if message.startswith(self.docs_dir) and self.docs_dir
                              else f"{record.levelname}: {message}")
-
-    def _macro_error(self, text: str) -> str:
-        """mkdocs-macros reports page errors as Markdown with a traceback; keep file:line and
-        the error itself, never the traceback."""
-        page = re.search(r"_File_: `([^`]+)`", text)
-        line = re.search(r"Line (\d+) in Markdown file|File \"<template>\", line (\d+)", text)
-        what = re.search(r"\*\*(.+?)\*\*", text)
-        last = [ln for ln in text.strip().splitlines() if re.match(r"^[\w.]+(Error|Exception): ", ln)]
-        message = last[-1].split(": ", 1)[1] if last else (what.group(1) if what else text)
-        number = next((g for g in (line.groups() if line else ()) if g), None)
-        where = f"{self.docs_dir}/{page.group(1)}" if page else self.docs_dir
-        if number and page:
-            number = int(number) + _front_matter_lines(Path(self.root) / where)
-        return f"{where}:{number}: {message}" if number else f"{where}: {message}"
 
     def summary(self, limit: int = 12) -> str:
         shown = self.messages[:limit]
@@ -380,7 +351,6 @@ def _build_both(root: Path, scratch: Path, quiet: bool) -> None:
             try:
                 cfg = load_config(str(root / name), site_dir=str(target), strict=True)
                 capture.docs_dir = os.path.relpath(cfg["docs_dir"], root)
-                capture.root = str(root)
                 build(cfg)
             except Terminated:
                 raise
