@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import conditions
-from .conditions import ExprError
+from . import templates
+from .templates import ExprError
 from .schema import Calculator
 
 Values = dict[str, Any]
@@ -68,7 +68,7 @@ def evaluate(calc: Calculator, flags: dict[str, tuple[str, ...]], env: dict[str,
     def worth(given: Any, text: bool) -> Any:
         if text or not isinstance(given, str):
             return given
-        return conditions.eval_expr(given, lookup)
+        return templates.eval_expr(given, lookup)
 
     try:
         for v in calc.values:
@@ -76,11 +76,11 @@ def evaluate(calc: Calculator, flags: dict[str, tuple[str, ...]], env: dict[str,
             if read and (v.text or _number(read[0]) is not None):
                 values[v.id] = read[0] if v.text else _number(read[0])
                 continue
-            case = next((c for c in v.cases if conditions.evaluate(c.when, ctx) is True), None)
+            case = next((c for c in v.cases if c.when.holds(ctx) is True), None)
             values[v.id] = worth(case.value if case else v.default, v.text)
-        if conditions.evaluate(calc.applies_when, ctx) is not True:
+        if calc.applies_when.holds(ctx) is not True:
             return values, None
-        result = conditions.eval_expr(calc.formula, lookup)
+        result = templates.eval_expr(calc.formula, lookup)
     except ExprError:  # a value the command cannot give (a division by zero, say)
         return values, None
     if not isinstance(result, (int, float)) or not math.isfinite(result) or result <= 0:

@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import conditions
-from .conditions import attr as _attr
+from .conditions import attr as _attr, equalities
 from .catalog import Catalog
 from .database import Database, Model, branch_value_problem, likely_typo
 from .errors import choices_hint
+from .results import Diagnostic, TextRef
 from .schema import Cell, Severity
 
 SERVER_PROGRAMS = (("sglang", "serve"), ("-m", "sglang.launch_server"))
@@ -550,12 +550,12 @@ class _CheckContext:
 def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Finding]:
     out: list[Finding] = []
     for rule in model.rules.checks:
-        if conditions.evaluate(rule.when, ctx) is not True:
+        if rule.when.holds(ctx) is not True:
             continue
         involved = [f for f in rule.flags if f in ctx.flags()] or list(rule.flags)
         involved += [e for e in rule.flags_from_env if e in ctx.env()]
         # the message may name any context value its condition reads ({router_bootstrap} …)
-        fields = {k: str(v) for k in sorted(conditions.referenced_keys(rule.when))
+        fields = {k: str(v) for k in sorted(rule.when.keys())
                   if (v := ctx.value(k)) is not None}
         message = db.t("en", rule.message, model, **fields)
         out.append(Finding(rule.severity, rule.id, message, involved, text_id=rule.message,
@@ -565,7 +565,6 @@ def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Findin
 
 def check_state(db: Database, model: Model, match, picks, flags, env, cell):
     """Findings for a composed command (called by resolve for every generated command)."""
-    from .resolve import Diagnostic, TextRef
 
     ctx = _CheckContext(db, model, match, picks, flags, env, cell, "server", {})
     cmd = Command("server", 0, env=list(env.items()),
@@ -613,8 +612,7 @@ def _pd_context(model: Model, mode: str | None, match: dict[str, str]) -> dict[s
     pd = model.info.pd
     if pd is None:
         return match
-    declared = {kind: {k: v for k, v in server.when.items()
-                       if k in model.dimensions and isinstance(v, str)}
+    declared = {kind: {k: v for k, v in equalities(server.when).items() if k in model.dimensions}
                 for kind, server in pd.servers().items()}
     out = dict(match)
     if mode in declared:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from . import conditions, yamlfile
+from . import condition_check, conditions, templates, yamlfile
 from .catalog import Catalog, FlagSpec, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
@@ -59,10 +59,10 @@ class Model:
         return ("hw",) + tuple(d.id for d in self.info.dimensions)
 
     @cached_property
-    def dimension_options(self) -> dict[str, list[tuple[str, str, dict]]]:
+    def dimension_options(self) -> dict[str, list[tuple[str, str, conditions.Node]]]:
         """Each dimension's options as (id, label text id, where it is offered)."""
-        out: dict[str, list[tuple[str, str, dict]]] = {
-            "hw": [(h, "", {}) for h in self.info.hardware]}
+        out: dict[str, list[tuple[str, str, conditions.Node]]] = {
+            "hw": [(h, "", conditions.ALWAYS) for h in self.info.hardware]}
         for d in self.info.dimensions:
             out[d.id] = [(o.id, o.label, o.when) for o in d.options]
         return out
@@ -473,7 +473,7 @@ class _Validator:
         for f in flags:
             self.flag_name(doc, path, f.name, catalog)
             spec = catalog.lookup(f.name).spec
-            if spec is not None and not conditions.TEMPLATE.search(" ".join(f.values)):
+            if spec is not None and not templates.TEMPLATE.search(" ".join(f.values)):
                 bad = self.value_problem(spec, f.values, catalog)
                 if bad:
                     self.out.add(self.docs[doc], path, bad)
@@ -508,19 +508,19 @@ class _Validator:
                 return [o.id for o in a.options]
         return None
 
-    def condition(self, doc: str, path: tuple, cond: dict) -> bool:
+    def condition(self, doc: str, path: tuple, cond: conditions.Node) -> bool:
         """Report every problem of one ``when`` mapping; True when it has none."""
-        found = conditions.check_condition(cond, self.vocabulary)
+        found = condition_check.check(cond, self.vocabulary)
         for rel, message in found:
             self.out.add(self.docs[doc], path + rel, message)
         return not found
 
     @cached_property
-    def vocabulary(self) -> conditions.Vocabulary:
+    def vocabulary(self) -> condition_check.Vocabulary:
         """Every context key a condition may read, with the values it can take: the options
         of each axis, the values the platform catalog has for each hw attribute, and the
         fixed keys of the engine."""
-        D = conditions.Domain
+        D = condition_check.Domain
         keys = {a: D(f"axis '{a}'", tuple(self.axis_options(a)), noun="option")
                 for a in self.axis_ids()}
         platforms = list(self.platforms.values())
@@ -536,16 +536,16 @@ class _Validator:
         keys["program"] = D("program", ("server", "router"))
         for port in ("router_bootstrap", "server_bootstrap"):
             keys[port] = D(port, number=True, whole=True, low=1, high=65535)
-        return conditions.Vocabulary(keys, self.flag_domain)
+        return condition_check.Vocabulary(keys, self.flag_domain)
 
-    def flag_domain(self, name: str, of_cell: bool) -> conditions.Domain | str:
+    def flag_domain(self, name: str, of_cell: bool) -> condition_check.Domain | str:
         """The values a condition sees for flag ``name`` (its first value; a flag without a
         value reads as 'true'), or why the name is wrong. Cells hold server flags only."""
         catalogs = (self.catalog,) if of_cell else (self.catalog, self.router)
         spec = next((c.flags[name] for c in catalogs if c.lookup(name).kind == "exact"), None)
         if spec is None:
             return _flag_problem(name, self.catalog)
-        D, what = conditions.Domain, f"flag '{name}'"
+        D, what = condition_check.Domain, f"flag '{name}'"
         if not spec.takes_value:
             return D(what, ("true",), note="a flag without a value reads as 'true'; test that it "
                      "is absent with 'lacks'")
@@ -559,7 +559,7 @@ class _Validator:
             return D(what, number=True, whole=spec.type == "int")
         return D(what)
 
-    def cells_for(self, when: dict | None) -> list[tuple[Cell, dict[str, tuple[str, ...]]]]:
+    def cells_for(self, when: conditions.Node | None) -> list[tuple[Cell, dict[str, tuple[str, ...]]]]:
         """The cells (with their flags) a rule with this valid ``when`` can fire on; every
         cell for None."""
         m = self.m
@@ -567,23 +567,23 @@ class _Validator:
                  if c.match["hw"] in self.platforms]
         if when is None:
             return cells
-        return [(c, fl) for c, fl in cells if conditions.evaluate_slow(
-            when, _DryContext(c, self.platforms[c.match["hw"]], fl)) is not False]
+        return [(c, fl) for c, fl in cells
+                if when.holds(_DryContext(c, self.platforms[c.match["hw"]], fl)) is not False]
 
-    def template_names(self, when: dict | None):
+    def template_names(self, when: conditions.Node | None):
         """What each ``{name}`` can be worth where a rule with this ``when`` runs: the cells
         (and so the platforms) it can fire on, and whether the calculator surely applies.
         ``when`` None: the condition did not validate, so nothing is narrowed or demanded."""
         m = self.m
         cells = self.cells_for(when)
         calculator_applies = when is None or \
-            conditions.evaluate_slow(when, _DryContext()) is False
+            when.holds(_DryContext()) is False
         hws = [h for h in m.info.hardware if any(c.match["hw"] == h for c, _ in cells)]
         axes = {a.id: a for a in m.axes}
         ports = m.info.pd.ports if m.info.pd else {}
-        Known = conditions.Known
+        Known = templates.Known
 
-        def names(name: str) -> conditions.Known | str:
+        def names(name: str) -> templates.Known | str:
             if name == "nodes":
                 return Known(low=1, whole=True)
             if name == "ratio":
@@ -624,11 +624,11 @@ class _Validator:
                     "hw.<attribute>, pd.ports.<name>, cell.<flag>_size)")
         return names
 
-    def template(self, doc: str, path: tuple, text: str, names) -> conditions.DryFill | None:
+    def template(self, doc: str, path: tuple, text: str, names) -> templates.DryFill | None:
         """Check the ``{expression}``s of a text the engine fills; None when it has none."""
         if "{" not in text and "}" not in text:
             return None
-        dry = conditions.dry_fill(text, names)
+        dry = templates.dry_fill(text, names)
         for problem in dry.problems:
             self.out.add(self.docs[doc], path, problem)
         return dry
@@ -654,7 +654,7 @@ class _Validator:
 
     def node_template(self, doc: str, path: tuple, text: str, names) -> None:
         """A transform's node count: one template that gives whole numbers ≥ 1 only."""
-        if not conditions.TEMPLATE.fullmatch(text.strip()):
+        if not templates.TEMPLATE.fullmatch(text.strip()):
             self.out.add(self.docs[doc], path, "'nodes' is a node count written as one "
                          "{expression}, e.g. '{sel.cluster // hw.gpus_per_node}' "
                          f"(got '{text}')")
@@ -672,7 +672,7 @@ class _Validator:
         name, eq, value = entry.partition("=")
         if not eq or not conditions.ENV_NAME.match(name):
             self.out.add(self.docs[doc], path, f"env entry '{entry}' is not NAME=VALUE")
-        elif set("{}") & set(conditions.PLACEHOLDER.sub("", value)):
+        elif set("{}") & set(templates.PLACEHOLDER.sub("", value)):
             self.out.add(self.docs[doc], path, f"env entry '{entry}' has a brace, but env values "
                          "are not templates (only {{PLACEHOLDER}}s are filled in)")
 
@@ -682,7 +682,7 @@ class _Validator:
         would reach the page as written."""
         used: dict[str, list[str]] = {}
         for lang in LANGS:
-            for field_name in conditions.expression_fields(self.m.text[lang].get(text_id, "")):
+            for field_name in templates.expression_fields(self.m.text[lang].get(text_id, "")):
                 if field_name not in fields:
                     used.setdefault(field_name, []).append({"en": "English", "ko": "Korean"}[lang])
         for field_name, langs in used.items():
@@ -745,25 +745,25 @@ class _Validator:
         p = ("calculator",)
         self.text(d, p + ("label",), calc.label)
         self.flag_name(d, p + ("pins",), calc.pins)
-        D = conditions.Domain
+        D = condition_check.Domain
         keys = {"pd": D("pd", ("prefill", "decode", ""))}
         numbers: set[str] = set(calc.constants)
         seen: set[str] = set()
 
         def when(path: tuple, cond) -> None:
-            vocab = conditions.Vocabulary(dict(keys), self.flag_domain)
-            for rel, message in conditions.check_condition(cond, vocab):
+            vocab = condition_check.Vocabulary(dict(keys), self.flag_domain)
+            for rel, message in condition_check.check(cond, vocab):
                 self.out.add(self.docs[d], path + rel, message)
 
         def expression(path: tuple, given, where: str) -> None:
             if not isinstance(given, str):
                 return
             try:
-                tree = conditions.parse_expr(given)
-            except conditions.ExprError as exc:
+                tree = templates.parse_expr(given)
+            except templates.ExprError as exc:
                 self.out.add(self.docs[d], path, f"cannot read the expression '{given}': {exc}")
                 return
-            for name in sorted(conditions.expr_names(tree)):
+            for name in sorted(templates.expr_names(tree)):
                 if name not in numbers | {"avg_len"}:
                     known = ", ".join(sorted(numbers | {"avg_len"}))
                     where_ = f" {where}" if where else ""
@@ -819,9 +819,8 @@ class _Validator:
                 self.text(d, p + ("options", j, "label"), opt.label)
                 earlier = [x.id for x in info.dimensions[:i]]
                 if self.condition(d, p + ("options", j, "when"), opt.when):
-                    late = sorted(conditions.referenced_keys(opt.when)
-                                  - {"hw", *earlier} - {k for k in conditions.referenced_keys(
-                                      opt.when) if k.startswith("hw.")})
+                    late = sorted(k for k in opt.when.keys() - {"hw", *earlier}
+                                  if not k.startswith("hw."))
                     if late:
                         self.out.add(self.docs[d], p + ("options", j, "when"), f"an option's "
                                      f"'when' may read only the hardware and earlier dimensions "
@@ -960,7 +959,7 @@ class _Validator:
             elif ok:
                 ctx = _DryContext(cell, self.platforms.get(cell.match["hw"]))
                 offered = [o for o, _, when in options
-                           if conditions.evaluate_slow(when, ctx) is not False]
+                           if when.holds(ctx) is not False]
                 if value not in offered:
                     earlier = ", ".join(f"{k} '{cell.match[k]}'"
                                         for k in m.dimensions[:m.dimensions.index(dim)])
@@ -1025,7 +1024,7 @@ class _Validator:
     def _option_templates(self) -> None:
         """An option's added flags and hints are filled like a transform's (after the cells,
         whose flags tell what ``{cell.<flag>_size}`` can be)."""
-        names = self.template_names({})
+        names = self.template_names(conditions.ALWAYS)
         for ai, axis in enumerate(self.m.axes):
             doc = "overlays" if axis.id in self.m.overlay_ids else "playground"
             base = ("axes", ai - (0 if doc == "overlays" else len(self.m.overlay_ids)))
@@ -1087,7 +1086,7 @@ class _Validator:
             p = ("checks", i)
             if self.condition(d, p + ("when",), c.when):
                 self.text_fields(d, p + ("message",), c.message,
-                                 conditions.referenced_keys(c.when), "check message")
+                                 c.when.keys(), "check message")
             self.text(d, p + ("message",), c.message)
             for j, name in enumerate(c.flags):
                 if self.catalog.lookup(name).kind != "exact" and self.router.lookup(name).kind != "exact":

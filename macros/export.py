@@ -9,7 +9,6 @@ the Playground composes them from the same rules, and a parity test compares the
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 from .database import EXPORTED_TEXT_ID, Database

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .database import Database, Model
 from .flags import env_text
-from .resolve import Diagnostic, Resolution, TextRef
+from .results import Diagnostic, Resolution, TextRef
 
 INDENT = "  "
 

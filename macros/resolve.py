@@ -12,103 +12,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from . import calculator, conditions
+from . import calculator, templates
 from .conditions import attr as _attr
 from .catalog import is_placeholder
+from .check import check_state
 from .database import Database, Model, likely_typo
 from .errors import Problem, RecipeError, choices_hint
 from .flags import Flag, env_name, parse_flag_text
-from .schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Cell, Severity, Source
+from .schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Cell, Source
+from .results import (AxisState, Caveat, EffectiveValue, OptionState, Resolution,
+                      SelectionError, TextRef)
 from .selection import Selection
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TextRef(Frozen):
-    """A reader-visible message by id, with the fields to fill in."""
-
-    id: str
-    fields: dict[str, str] = {}
-
-
-class Diagnostic(Frozen):
-    severity: Severity
-    rule: str
-    message: TextRef
-    flags: list[str] = []
-
-
-class EffectiveValue(Frozen):
-    knob: str
-    label: str
-    value: str | None
-    value_text: str | None = None
-    source: Source
-    because: str | None = None
-    flag: str | None = None
-
-
-class OptionState(Frozen):
-    id: str
-    state: str  # enabled | disabled | hidden
-    reason: str | None = None
-
-
-class AxisState(Frozen):
-    axis: str
-    visible: bool
-    value: str | None
-    options: list[OptionState]
-
-
-class Caveat(Frozen):
-    kind: str  # derived | redirect | warn | pin | calculator | round
-    text: TextRef
-    flag: str | None = None
-
-
-class Resolution(Frozen):
-    model: str
-    hw: str
-    match: dict[str, str]  # the cell: the hardware and one option per dimension
-    pd: str | None  # "prefill" or "decode" for a PD server, else None
-    # The status the reader is shown: the cell's, or "derived" where the cell is verified but
-    # this command is none of the commands its verifying round ran (``Cell.verified_with``).
-    status: str
-    cell_status: str
-    verified_in: str | None
-    nodes: int
-    picks: dict[str, str | None]
-    avg_len: int | None  # the request length the calculator used (None: the model has none)
-    model_name: str
-    docker_image: str
-    hints: list[TextRef]
-    env: list[str]
-    program: str
-    flags: list[Flag]
-    router: list[list[Flag]] | None
-    router_program: str | None
-    ratio: str | None
-    ratio_value: float | None
-    calculator: TextRef | None
-    caveats: list[Caveat]
-    diagnostics: list[Diagnostic]
-    effective: list[EffectiveValue]
-    axes: list[AxisState]
-
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
-
-    @property
-    def flag_texts(self) -> list[str]:
-        return [f.text() for f in self.flags]
-
-
-class SelectionError(RecipeError):
-    """An impossible selection, with what would be possible."""
 
 
 @dataclass
@@ -189,7 +103,7 @@ class _State:
         if self.model.info.calculator is None:
             return None  # nothing to explain: the model has no calculator
         for rule in self.model.rules.calculator:
-            if conditions.evaluate(rule.when, self) is True:
+            if rule.when.holds(self) is True:
                 return rule.reason
         return None
 
@@ -222,7 +136,7 @@ class _State:
         if name == "ratio":
             value = self.ratio_value()
             return calculator.fmt(value) if value is not None else None
-        raise conditions.ExprError(f"unknown name '{name}'")
+        raise templates.ExprError(f"unknown name '{name}'")
 
 
 def pd_server(model: Model, ctx) -> str | None:
@@ -230,7 +144,7 @@ def pd_server(model: Model, ctx) -> str | None:
     if model.info.pd is None:
         return None
     return next((kind for kind, server in model.info.pd.servers().items()
-                 if conditions.evaluate(server.when, ctx) is True), None)
+                 if server.when.holds(ctx) is True), None)
 
 
 def resolve(db: Database, sel: Selection, *, strict: bool = True) -> Resolution:
@@ -248,7 +162,7 @@ def _resolve(db: Database, sel: Selection, strict: bool, shapes: bool) -> Resolu
         if value is not None:
             _apply_option(st, axis, next(o for o in axis.options if o.id == value))
     for t in model.rules.transforms:
-        if t.for_ is None and conditions.evaluate(t.when, st) is True:
+        if t.for_ is None and t.when.holds(st) is True:
             _apply_edit(st, t.strip, t.add, t.env, t.strip_env, t.hints, t.insert_after, t.nodes)
     return _finish(st, axis_states)
 
@@ -333,12 +247,12 @@ def _axis_deps(model: Model) -> dict[str, tuple[str, ...]]:
         axis_ids = set(model.axis_index)
         deps = {}
         for axis in model.axes:
-            keys = conditions.referenced_keys(axis.show_when)
+            keys = axis.show_when.keys()
             for rule in axis.default_by:
-                keys |= conditions.referenced_keys(rule.when)
+                keys |= rule.when.keys()
             for g in model.rules.gates:
                 if axis.id in g.disable or axis.id in g.hide:
-                    keys |= conditions.referenced_keys(g.when)
+                    keys |= g.when.keys()
             deps[axis.id] = tuple(sorted(keys & axis_ids))
         model.cache["axis_deps"] = deps
     return deps
@@ -360,7 +274,7 @@ def dimension_states(db: Database, model: Model, dim: str,
                                                for i in range(1, len(k) + 1)}
     out = []
     for option, _, when in model.dimension_options[dim]:
-        if when and conditions.evaluate(when, ctx) is not True:
+        if when.holds(ctx) is not True:
             out.append(OptionState(id=option, state="hidden"))
             continue
         exists = tuple(prefix[d] for d in earlier) + (option,) in keys
@@ -456,7 +370,7 @@ def _choose(what, value, states: list[OptionState], strict, db, model, where):
 
 
 def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> AxisState:
-    visible = conditions.evaluate(axis.show_when, st) is True
+    visible = axis.show_when.holds(st) is True
     states = [_option_state(st, axis.id, o.id) for o in axis.options]
     if visible and all(s.state == "hidden" for s in states):
         visible = False
@@ -466,7 +380,7 @@ def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> Axis
         return AxisState(axis=axis.id, visible=False, value=None, options=states)
     default = axis.default
     for rule in axis.default_by:
-        if conditions.evaluate(rule.when, st) is True:
+        if rule.when.holds(st) is True:
             default = rule.value
             break
     by_id = {s.id: s for s in states}
@@ -512,10 +426,10 @@ def _gated(model: Model, ctx, axis_id: str, option: str) -> OptionState:
     """The one reading of the gates: hidden, disabled (with the reason) or enabled."""
     hide, disable = _gate_index(model).get((axis_id, option), ((), ()))
     for g in hide:
-        if conditions.evaluate(g.when, ctx) is True:
+        if g.when.holds(ctx) is True:
             return OptionState(id=option, state="hidden")
     for g in disable:
-        if conditions.evaluate(g.when, ctx) is True:
+        if g.when.holds(ctx) is True:
             return OptionState(id=option, state="disabled", reason=g.reason)
     enabled = model.cache.setdefault("enabled_states", {})
     state = enabled.get(option)
@@ -548,7 +462,7 @@ def _apply_option(st: _State, axis: Axis, option) -> None:
     strip_env, hints = list(option.strip_env), list(option.hints)
     nodes = None
     for t in bound:
-        if conditions.evaluate(t.when, st) is True:
+        if t.when.holds(st) is True:
             strip += t.strip
             add += t.add
             env += t.env
@@ -560,11 +474,11 @@ def _apply_option(st: _State, axis: Axis, option) -> None:
 
 def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nodes) -> None:
     if nodes:
-        count = _filled(st, nodes, lambda: conditions.eval_expr(nodes.strip("{} "), st.lookup))
+        count = _filled(st, nodes, lambda: templates.eval_expr(nodes.strip("{} "), st.lookup))
         st.nodes = int(count)
     new: list[Flag] = []
     for text in add:
-        new.extend(parse_flag_text(_filled(st, text, lambda: conditions.fill(text, st.lookup))))
+        new.extend(parse_flag_text(_filled(st, text, lambda: templates.fill(text, st.lookup))))
     if insert_after:
         last = max((i for i, t in enumerate(st.toks) if t.flag.name in insert_after), default=None)
         at = len(st.toks) if last is None else last + 1
@@ -583,7 +497,7 @@ def _filled(st: _State, text: str, fill):
     whether a ``{sel.<axis>}`` axis is shown for this selection. Say so, not a traceback."""
     try:
         return fill()
-    except conditions.ExprError as exc:
+    except templates.ExprError as exc:
         raise RecipeError([Problem("<selection>", None, None, f"cannot fill '{text}' for "
                                    f"{_where(st.match)}: {exc}")]) from None
 
@@ -637,7 +551,7 @@ def _edit_env(st: _State, env: list[str], strip_env: list[str]) -> None:
 
 def _first_match(rules, st) -> Any:
     for rule in rules:
-        if conditions.evaluate(rule.when, st) is True:
+        if rule.when.holds(st) is True:
             return rule
     return None
 
@@ -663,7 +577,6 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 
 def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
-    from .check import check_state  # check.py imports resolve's result types
 
     info = st.model.info
     model_name = _first_match(info.model_names, st).name
@@ -767,11 +680,11 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
             by_knob.setdefault(r.knob, []).append(r)
         st.model.cache["effective_index"] = by_knob
     for knob in rules.knobs:
-        if knob.show_when and conditions.evaluate(knob.show_when, st) is not True:
+        if knob.show_when.holds(st) is not True:
             continue
         candidates = by_knob.get(knob.id, ())
         forced = next((r for r in candidates if r.override
-                       and conditions.evaluate(r.when, st) is True), None)
+                       and r.when.holds(st) is True), None)
         names = ([knob.flag] if knob.flag else []) + knob.also
         tok = next((present[n] for n in names if n in present), None)
         if forced is not None:
@@ -790,7 +703,7 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
                 source=Source.pinned if pinned else Source.explicit,
                 because=st.cell.pins.get(tok.flag.name) if pinned else None, flag=tok.flag.name))
             continue
-        rule = next((r for r in candidates if conditions.evaluate(r.when, st) is True), None)
+        rule = next((r for r in candidates if r.when.holds(st) is True), None)
         if rule is not None:
             out.append(EffectiveValue(knob=knob.id, label=knob.label, value=rule.value,
                                       value_text=rule.value_text, source=Source(rule.source),

@@ -11,11 +11,17 @@ in ``database.py``, which has all files at hand. Must not do I/O.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, computed_field,
+                      field_validator)
 
-Condition = dict[str, Any]
+from .conditions import ALWAYS, Node, parse
+
+# A ``when`` mapping, parsed into its tree as the file loads; its shape and names are checked
+# in database.py (conditions.problems, condition_check.check), the export ships ``Node.json``.
+Condition = Annotated[Node, PlainValidator(parse), PlainSerializer(lambda n: n.json(),
+                                                                   return_type=list)]
 
 # Request lengths (tokens) the calculator accepts: from --avg-len, --set avg_len=, a page's
 # macro call and the Playground's URL hash and input box (via the export).
@@ -107,7 +113,7 @@ class DimensionOption(Strict):
     label: str
     # Offered only where this holds, read over the earlier dimensions (a strategy that exists
     # for one role only, say); hidden elsewhere, never greyed out.
-    when: Condition = {}
+    when: Condition = ALWAYS
 
 
 class Dimension(Strict):
@@ -194,7 +200,7 @@ class Calculator(Strict):
     common_lengths: list[AvgLen] = Field(min_length=1)
     constants: dict[str, Annotated[float, Field(allow_inf_nan=False, strict=False)]] = {}
     values: list[CalcValue] = Field(min_length=1)
-    applies_when: Condition = {}
+    applies_when: Condition = ALWAYS
     formula: str  # an expression over constants, values and avg_len
 
     @computed_field  # exported: the Playground's hash reader and input box use these
@@ -312,7 +318,7 @@ class Axis(Strict):
     card: str | None = None
     default: str | None = None
     default_by: list[DefaultRule] = []
-    show_when: Condition = {}
+    show_when: Condition = ALWAYS
     options: list[Option] = Field(min_length=1)
 
 
@@ -332,7 +338,7 @@ class Gate(Strict):
 
 class Transform(Strict):
     id: str
-    when: Condition = {}
+    when: Condition = ALWAYS
     for_: dict[str, str | list[str]] | None = Field(default=None, alias="for")
     strip: list[str] = []
     strip_env: list[str] = []
@@ -363,7 +369,7 @@ class Knob(Strict):
     label: str
     flag: str | None = None
     also: list[str] = []
-    show_when: Condition = {}
+    show_when: Condition = ALWAYS
 
 
 class Effective(Strict):

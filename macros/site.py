@@ -26,7 +26,8 @@ from . import calculator, render
 from .database import Database, cached_database
 from .errors import Problem, RecipeError, choices_hint
 from .i18n import read_page
-from .resolve import Resolution, resolve
+from .resolve import resolve
+from .results import Resolution
 from .selection import Selection
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from macros.selection import Selection
 from macros import render
-from macros.resolve import SelectionError, resolve
+from macros.resolve import resolve
+from macros.results import SelectionError
 
 
 def text(db, hw, role, strategy, lang="en", **picks):

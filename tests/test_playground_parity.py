@@ -197,7 +197,10 @@ def _helper_cases() -> dict:
              {"env_has_any": ["A", "B"]}, {"role": {"ne_var": "hw"}},
              {"role": {"ne_var": "missing"}},
              {"tp": {"eq": 16}}, {"tp": {"in": [8, 16]}}, {"hw": {"gt": 1}}, {"role": None}]
-    evaluate = [{"cond": c, **ctx} for c in conds] + [{"cond": c, **unknown} for c in conds]
+    # the Playground walks the tree as the export ships it (Node.json); Python parses the mapping
+    from macros.conditions import parse as parse_condition
+    evaluate = [{"written": c, "cond": parse_condition(c).json(), **known}
+                for known in (ctx, unknown) for c in conds]
     numbers = ["8", "0", "-8", "+8", "1_6", " 8 ", "8.0", "NaN", "inf", "-inf", "1e3", "0.5", "1",
                "1.5", "0", "65536", "128k", "1.5k", "4.35k", "1Mi", "1.5Mi", "2Gi", "1T", "1K",
                "abc", "", "70000", "65535", "<rank>"]
@@ -223,7 +226,7 @@ def _helper_cases() -> dict:
 def test_helpers_match_python(tmp_path, db):
     """Number formatting (Python's round-half-even ties), shell quoting, flag parsing,
     {expression} templates and three-valued conditions, case by case."""
-    from macros import calculator, conditions
+    from macros import calculator, conditions, templates
     from macros.flags import parse_flag_text, quote
 
     from macros.flags import READER_PLACEHOLDERS
@@ -274,9 +277,9 @@ def test_helpers_match_python(tmp_path, db):
         "quote": [quote(v) for v in cases["quote"]],
         "parse": [safe(lambda t=t: [[f.name, list(f.values)] for f in parse_flag_text(t)])
                   for t in cases["parse"]],
-        "fill": [safe(lambda c=c: conditions.fill(c["text"], lambda n: c["names"][n]))
+        "fill": [safe(lambda c=c: templates.fill(c["text"], lambda n: c["names"][n]))
                  for c in cases["fill"]],
-        "evaluate": [conditions.evaluate(c["cond"], Ctx(c)) for c in cases["evaluate"]],
+        "evaluate": [conditions.parse(c["written"]).holds(Ctx(c)) for c in cases["evaluate"]],
         "value": [branch_value_problem(db.catalog.flags[c["flag"]], tuple(c["values"]),
                                        {c["flag"]: c["added"]} if "added" in c else {})
                   for c in cases["value"]],

@@ -91,24 +91,20 @@
     return v === null || v === undefined ? '' : v;
   }
 
-  // --- conditions.py ---
+  // --- conditions.py: the parsed tree (Node.json) ---
 
-  function testValue(actual, spec, ctx) {
+  function testValue(actual, ops, ctx) {  // conditions.Test.holds
     if (actual === null || actual === undefined) return null;
-    if (Array.isArray(spec)) return spec.some(function (w) { return norm(w) === norm(actual); });
-    if (spec !== null && typeof spec === 'object') {
-      var result = true;
-      for (var op in spec) {
-        var outcome = testOp(actual, op, spec[op], ctx);
-        if (outcome === false) return false;
-        if (outcome === null) result = null;
-      }
-      return result;
+    var result = true;
+    for (var i = 0; i < ops.length; i++) {
+      var outcome = testOp(actual, ops[i][0], ops[i][1], ctx);
+      if (outcome === false) return false;
+      if (outcome === null) result = null;
     }
-    return norm(actual) === norm(spec);
+    return result;
   }
 
-  function testOp(actual, op, want, ctx) {
+  function testOp(actual, op, want, ctx) {  // conditions.Op.holds
     var a = norm(actual);
     switch (op) {
       case 'eq': return a === norm(want);
@@ -134,52 +130,51 @@
     return out;
   }
 
-  function evaluate(cond, ctx) {
-    var results = [];
-    for (var key in cond || {}) {
-      var r = clause(key, cond[key], ctx);
-      if (r === false) return false;
-      results.push(r);
-    }
-    return and3(results);
+  function source(ctx, name) {
+    return name === 'flags' ? ctx.flags() : name === 'cell_flags' ? ctx.cellFlags() : ctx.env();
   }
 
-  var FLAG_KEYS = ['has', 'lacks', 'has_any', 'cell_has', 'cell_lacks', 'flag', 'cell_flag',
-                   'env_has', 'env_has_any', 'env'];
-
-  function clause(key, spec, ctx) {
-    if (key === 'any') {
-      var rs = spec.map(function (c) { return evaluate(c, ctx); });
-      if (rs.indexOf(true) >= 0) return true;
-      return rs.indexOf(null) >= 0 ? null : false;
+  // One case per node kind of conditions.py; an absent condition (a default the export
+  // leaves out) holds, a 'bad' node (never exported from validated data) is unknown.
+  function evaluate(node, ctx) {
+    if (node === null || node === undefined) return true;
+    var i, r;
+    switch (node[0]) {
+      case 'all':
+        var out = true;
+        for (i = 0; i < node[1].length; i++) {
+          r = evaluate(node[1][i], ctx);
+          if (r === false) return false;
+          if (r === null) out = null;
+        }
+        return out;
+      case 'any':
+        var rs = node[1].map(function (c) { return evaluate(c, ctx); });
+        if (rs.indexOf(true) >= 0) return true;
+        return rs.indexOf(null) >= 0 ? null : false;
+      case 'not':
+        r = evaluate(node[1], ctx);
+        return r === null ? null : !r;
+      case 'key':
+        return testValue(ctx.value(node[1]), node[2], ctx);
+      case 'names':
+        var present = source(ctx, node[1]);
+        if (present === null) return null;
+        var found = node[3].map(function (n) { return has(present, n); });
+        if (node[2] === 'all') return found.indexOf(false) < 0;
+        if (node[2] === 'none') return found.indexOf(true) < 0;
+        return found.indexOf(true) >= 0;
+      case 'tests':
+        var given = source(ctx, node[1]);
+        if (given === null) return null;
+        var env = node[1] === 'env';
+        return and3(node[2].map(function (entry) {  // a name that is absent fails its test
+          if (!has(given, entry[0])) return false;
+          var v = given[entry[0]];
+          return testValue(env ? v : (v.length ? v[0] : 'true'), entry[1], ctx);
+        }));
     }
-    if (key === 'all') return and3(spec.map(function (c) { return evaluate(c, ctx); }));
-    if (key === 'not') {
-      var r = evaluate(spec, ctx);
-      return r === null ? null : !r;
-    }
-    if (FLAG_KEYS.indexOf(key) >= 0) return flagClause(key, spec, ctx);
-    return testValue(ctx.value(key), spec, ctx);
-  }
-
-  function flagClause(key, spec, ctx) {
-    if (key.indexOf('env') === 0) {
-      var env = ctx.env();
-      if (env === null) return null;
-      if (key === 'env_has') return spec.every(function (n) { return has(env, n); });
-      if (key === 'env_has_any') return spec.some(function (n) { return has(env, n); });
-      return and3(Object.keys(spec).map(function (n) {
-        return has(env, n) ? testValue(env[n], spec[n], ctx) : false;
-      }));
-    }
-    var flags = key.indexOf('cell_') === 0 ? ctx.cellFlags() : ctx.flags();
-    if (flags === null) return null;
-    if (key === 'has' || key === 'cell_has') return spec.every(function (n) { return has(flags, n); });
-    if (key === 'lacks' || key === 'cell_lacks') return !spec.some(function (n) { return has(flags, n); });
-    if (key === 'has_any') return spec.some(function (n) { return has(flags, n); });
-    return and3(Object.keys(spec).map(function (n) {  // flag / cell_flag: a missing flag fails
-      return has(flags, n) ? testValue(flags[n].length ? flags[n][0] : 'true', spec[n], ctx) : false;
-    }));
+    return null;
   }
 
   // {expression} templates: integers, + - * / //, parentheses and dotted names.
@@ -372,7 +367,7 @@
         var cs = list(v.cases).filter(function (c) { return evaluate(c.when, ctx) === true; })[0];
         values[v.id] = worth(cs ? cs.value : v['default'], v.text);
       });
-      if (evaluate(calc.applies_when || {}, ctx) !== true) return { values: values, ratio: null };
+      if (evaluate(calc.applies_when, ctx) !== true) return { values: values, ratio: null };
       result = evalExpr(calc.formula, lookup);
     } catch (e) {
       return { values: values, ratio: null };
@@ -565,7 +560,7 @@
     var earlier = ix.dims.slice(0, ix.dims.indexOf(dim)).map(function (d) { return prefix[d]; });
     var options = list(data.model.dimensions).filter(function (d) { return d.id === dim; })[0].options;
     return options.map(function (o) {
-      if (o.when && Object.keys(o.when).length && evaluate(o.when, ctx) !== true)
+      if (evaluate(o.when, ctx) !== true)
         return { id: o.id, state: 'hidden', reason: null };
       return gateState(data, ctx, dim, o.id, has(ix.prefixes, earlier.concat([o.id]).join('|')));
     });
@@ -588,7 +583,7 @@
   }
 
   function pickAxis(st, axis, wanted) {
-    var visible = evaluate(axis.show_when || {}, st) === true;
+    var visible = evaluate(axis.show_when, st) === true;
     var states = axis.options.map(function (o) { return optionState(st, axis.id, o.id); });
     if (visible && states.every(function (s) { return s.state === 'hidden'; })) visible = false;
     if (!visible) return { axis: axis.id, visible: false, value: null, options: states };
@@ -614,7 +609,7 @@
     var strip = list(option.strip).slice(), add = list(option.add).slice(), env = list(option.env).slice();
     var stripEnv = list(option.strip_env).slice(), hints = list(option.hints).slice(), nodes = null;
     (st.ix.transforms[axis.id + '|' + option.id] || []).forEach(function (t) {
-      if (evaluate(t.when || {}, st) !== true) return;
+      if (evaluate(t.when, st) !== true) return;
       strip = strip.concat(list(t.strip)); add = add.concat(list(t.add)); env = env.concat(list(t.env));
       stripEnv = stripEnv.concat(list(t.strip_env)); hints = hints.concat(list(t.hints));
       nodes = t.nodes || nodes;
@@ -745,7 +740,7 @@
       if (value !== null) applyOption(st, axis, axis.options.filter(function (o) { return o.id === value; })[0]);
     });
     list(data.rules.transforms).forEach(function (t) {
-      if (!t['for'] && evaluate(t.when || {}, st) === true) {
+      if (!t['for'] && evaluate(t.when, st) === true) {
         applyEdit(st, list(t.strip), list(t.add), list(t.env), list(t.strip_env), list(t.hints), list(t.insert_after), t.nodes || null);
       }
     });
@@ -854,8 +849,7 @@
     st.toks.forEach(function (t) { present[t.flag.name] = t; });
     var pins = st.cell.pins || {};
     list(rules.knobs).forEach(function (knob) {
-      var showWhen = knob.show_when || {};
-      if (Object.keys(showWhen).length && evaluate(showWhen, st) !== true) return;
+      if (evaluate(knob.show_when, st) !== true) return;
       var candidates = list(rules.effective).filter(function (r) { return r.knob === knob.id; });
       var forced = candidates.filter(function (r) { return r.override && evaluate(r.when, st) === true; })[0];
       var row = { knob: knob.id, label: knob.label, value: null, value_text: null, source: null, because: null, flag: knob.flag || null };
