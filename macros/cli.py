@@ -15,7 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import Problem, RecipeError
+from .errors import Problem, RecipeError, choices_hint
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
@@ -86,10 +86,12 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "flags": res.flag_texts,
         "command": render.command_text(db, model, res, lang),
         "router": render.router_text(res),
-        "ratio": float(res.ratio) if res.ratio is not None else None,  # as pinned
-        "ratio_text": res.ratio,
-        "ratio_exact": res.ratio_value,
-        "calculator": render.text(db, model, res.calculator, lang) if res.calculator else None,
+        "calculations": [{
+            "id": c.id, "pins": c.pins,
+            "value": float(c.value) if c.value is not None else None,  # as pinned
+            "text": c.value, "exact": c.exact,
+            "reason": render.text(db, model, c.reason, lang) if c.reason else None}
+            for c in res.calculations],
         "caveats": [{"kind": c.kind, "flag": c.flag, "text": render.text(db, model, c.text, lang)}
                     for c in res.caveats],
         "diagnostics": [{"severity": d.severity.value, "rule": d.rule, "flags": d.flags,
@@ -209,35 +211,56 @@ def cmd_check(args) -> int:
     return EXIT_FINDINGS if errors else EXIT_OK
 
 
+def _calculator_arg(model, given: str | None):
+    """The calculator ``--calculator`` names; a model's only one needs no name."""
+    calcs = model.info.calculators
+    ids = [c.id for c in calcs]
+    if not calcs:
+        raise RecipeError([Problem("<command line>", None, None, f"{model.info.name} declares no "
+                                   "calculator (model.yaml 'calculators')")])
+    if given is None:
+        if len(calcs) == 1:
+            return calcs[0]
+        raise RecipeError([Problem("<command line>", None, None, f"{model.info.name} declares "
+                                   f"{len(calcs)} calculators; name one with --calculator "
+                                   f"(known: {', '.join(ids)})")])
+    calc = model.calculator(given)
+    if calc is None:
+        raise RecipeError([Problem("<command line>", None, None, f"--calculator: {model.info.name}"
+                                   f" declares no calculator '{given}' "
+                                   f"({choices_hint(given, ids)})")])
+    return calc
+
+
 def cmd_calc(args) -> int:
     from . import calculator
     from .resolve import resolve
 
     db = _db(args)
     model = db.model(args.model)
-    consts = model.info.calculator
-    if consts is None:
-        raise RecipeError([Problem("<command line>", None, None, f"{model.info.name} declares no "
-                                   "calculator (model.yaml 'calculator')")])
+    consts = _calculator_arg(model, args.calculator)
     sel = _selection(args, model)
     table = [_avg_len(text, "--avg-len") for text in args.avg_len or []]
     res = resolve(db, sel)
-    if res.calculator is not None:
-        reason = db.t(args.lang, res.calculator.id, model)
+    reason = res.calculation(consts.id).reason
+    if reason is not None:
+        text = db.t(args.lang, reason.id, model)
         if args.format == "json":
-            print(json.dumps({"applicable": False, "reason": reason, "ratio": None}, ensure_ascii=False))
+            print(json.dumps({"calculator": consts.id, "pins": consts.pins, "applicable": False,
+                              "reason": text, "value": None}, ensure_ascii=False))
         else:
-            print(reason)
+            print(text)
         return EXIT_OK
     lengths = table or [res.avg_len]
     rows = []
     values: dict = {}
     for length in lengths:
         values, value = calculator.of_command(consts, res.flags, res.env, res.pd, length)
-        rows.append({"avg_len": length, "ratio": value,
+        rows.append({"avg_len": length, "value": value,
                      "text": calculator.fmt(value) if value is not None else None})
     if args.format == "json":
-        print(json.dumps({"applicable": True, "values": values, "rows": rows}, indent=2))
+        print(json.dumps({"calculator": consts.id, "pins": consts.pins, "applicable": True,
+                          "values": values, "rows": rows}, indent=2))
     else:
         fields = {k: calculator.field(v) for k, v in values.items() if v is not None}
         for text_id in consts.explain:
@@ -388,8 +411,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("words", nargs=argparse.REMAINDER, help="-- COMMAND (words or one string)")
     s.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("calc", help="mamba ratio for a selection and request lengths")
+    s = sub.add_parser("calc", help="a calculator's value for a selection and request lengths")
     selection(s)
+    s.add_argument("--calculator", metavar="ID",
+                   help="which of the model's calculators (needed when it declares several)")
     s.add_argument("--avg-len", action="append", metavar="TOKENS",
                    help="average request length (input + output); repeat for a table")
     s.add_argument("--lang", choices=["en", "ko"], default="en")

@@ -99,12 +99,21 @@ def _check_key(node: Key, vocab: Vocabulary) -> Found:
     if key.startswith("cell."):
         known = [k[5:] for k in vocab.keys if k.startswith("cell.")]
         return [(p, f"unknown cell attribute '{clip(key[5:])}' (known: {', '.join(known)})")]
+    if key == "calculator":
+        known = [k for k in vocab.keys if k.startswith("calculator.")]
+        return [(p, "'calculator' names no calculator: write calculator.<id> "
+                    f"({'known: ' + ', '.join(known) if known else 'the model declares none'})")]
+    if key.startswith("calculator."):
+        known = [k[11:] for k in vocab.keys if k.startswith("calculator.")]
+        hint = choices_hint(clip(key[11:]), known) if known else "the model declares none"
+        return [(p, f"unknown calculator '{clip(key[11:])}' ({hint})")]
     return [(p, f"condition names unknown axis '{clip(key)}' ({_key_hint(clip(key), vocab)})")]
 
 
 def _key_hint(key: str, vocab: Vocabulary) -> str:
     plain = [k for k in vocab.keys if "." not in k]
-    return choices_hint(key, plain + ["hw.<attribute>", "cell.<attribute>"])
+    calculators = [k for k in vocab.keys if k.startswith("calculator.")]
+    return choices_hint(key, plain + ["hw.<attribute>", "cell.<attribute>"] + calculators)
 
 
 def _check_names(node: Names, vocab: Vocabulary) -> Found:

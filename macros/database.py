@@ -21,8 +21,8 @@ from . import condition_check, conditions, templates, yamlfile
 from .catalog import Catalog, FlagSpec, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
-from .schema import (AxesFile, Axis, BenchmarksFile, Cell, CellsFile, HardwareFile, ModelFile,
-                     Platform, RulesFile, Status)
+from .schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, HardwareFile,
+                     ModelFile, Platform, RulesFile, Status)
 
 LANGS = ("en", "ko")
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +66,9 @@ class Model:
         for d in self.info.dimensions:
             out[d.id] = [(o.id, o.label, o.when) for o in d.options]
         return out
+
+    def calculator(self, calc_id: str) -> Calculator | None:
+        return next((c for c in self.info.calculators if c.id == calc_id), None)
 
     def key(self, match: dict[str, Any]) -> tuple[str, ...]:
         return tuple(str(match.get(d)) for d in self.dimensions)
@@ -386,15 +389,16 @@ def _is_int(text: str) -> bool:
 class _DryContext:
     """A condition's context at load: one cell (its platform, role, strategy and flags) is
     known; the picks, the command's flags and env are not. Without a cell only one fact is
-    known, that the calculator does not apply, so a rule that needs it can be told apart."""
+    known, that calculator ``idle`` does not apply, so a rule that needs it can be told apart."""
 
     def __init__(self, cell: Cell | None = None, platform: Platform | None = None,
-                 cell_flags: dict[str, tuple[str, ...]] | None = None):
+                 cell_flags: dict[str, tuple[str, ...]] | None = None, idle: str = ""):
         self.cell, self.platform, self._cell_flags = cell, platform, cell_flags
+        self.idle = idle
 
     def value(self, key: str) -> Any:
         if self.cell is None:
-            return "not_applicable" if key == "calculator" else None
+            return "not_applicable" if key == f"calculator.{self.idle}" else None
         if key in self.cell.match:
             return self.cell.match[key]
         if key.startswith("hw."):
@@ -532,7 +536,8 @@ class _Validator:
         keys["cell.nodes"] = D("cell.nodes", number=True, whole=True, low=1)
         keys["cell.status"] = D("cell.status", tuple(s.value for s in Status))
         keys["nodes"] = D("nodes", number=True, whole=True, low=1)
-        keys["calculator"] = D("calculator", ("applicable", "not_applicable"))
+        for c in self.m.info.calculators:
+            keys[f"calculator.{c.id}"] = D(f"calculator.{c.id}", ("applicable", "not_applicable"))
         keys["program"] = D("program", ("server", "router"))
         for port in ("router_bootstrap", "server_bootstrap"):
             keys[port] = D(port, number=True, whole=True, low=1, high=65535)
@@ -572,12 +577,14 @@ class _Validator:
 
     def template_names(self, when: conditions.Node | None):
         """What each ``{name}`` can be worth where a rule with this ``when`` runs: the cells
-        (and so the platforms) it can fire on, and whether the calculator surely applies.
+        (and so the platforms) it can fire on, and which calculators surely apply.
         ``when`` None: the condition did not validate, so nothing is narrowed or demanded."""
         m = self.m
         cells = self.cells_for(when)
-        calculator_applies = when is None or \
-            when.holds(_DryContext()) is False
+        calculators = [c.id for c in m.info.calculators]
+
+        def applies(calc_id: str) -> bool:  # the rule holds only where the calculator applies
+            return when is None or when.holds(_DryContext(idle=calc_id)) is False
         hws = [h for h in m.info.hardware if any(c.match["hw"] == h for c, _ in cells)]
         axes = {a.id: a for a in m.axes}
         ports = m.info.pd.ports if m.info.pd else {}
@@ -586,11 +593,15 @@ class _Validator:
         def names(name: str) -> templates.Known | str:
             if name == "nodes":
                 return Known(low=1, whole=True)
-            if name == "ratio":
-                return Known(low=0) if calculator_applies else (
-                    "'{ratio}' has a value only where the calculator applies; add "
-                    "'calculator: applicable' to this rule's when")
             head, _, rest = name.partition(".")
+            if head == "calc":
+                if rest not in calculators:
+                    known = choices_hint(rest, calculators) if calculators \
+                        else "the model declares none"
+                    return f"unknown calculator '{rest}' in '{{{name}}}' ({known})"
+                return Known(low=0) if applies(rest) else (
+                    f"'{{{name}}}' has a value only where the calculator applies; add "
+                    f"'calculator.{rest}: applicable' to this rule's when")
             if head == "sel":
                 if rest not in axes:
                     return f"unknown axis '{rest}' in '{{{name}}}' ({choices_hint(rest, axes)})"
@@ -620,7 +631,7 @@ class _Validator:
                 # a value that is no integer is the cell's own error, reported with the cells
                 return Known(tuple(sorted({int(v[0]) if v else 1 for v in given
                                            if not v or _is_int(v[0])})))
-            return (f"unknown name '{name}' in a template (known: nodes, ratio, sel.<axis>, "
+            return (f"unknown name '{name}' in a template (known: nodes, calc.<calculator>, sel.<axis>, "
                     "hw.<attribute>, pd.ports.<name>, cell.<flag>_size)")
         return names
 
@@ -735,20 +746,42 @@ class _Validator:
                                  "gives no reason: say who reads it (the branch or image that "
                                  "accepts it)")
 
-    def _calculator(self) -> None:
-        """A calculator's flags, conditions, expressions and texts, each at its place: its
+    def _calculators(self) -> None:
+        """Each calculator's flags, conditions, expressions and texts, each at its place: its
         conditions may read ``pd`` and the values worked out before them; an expression may
-        name constants, earlier number values and ``avg_len``."""
-        calc, d = self.m.info.calculator, "model"
-        if calc is None:
-            return
-        p = ("calculator",)
+        name constants, earlier number values and ``avg_len`` (the model's request length)."""
+        info, d = self.m.info, "model"
+        reads_avg_len: list[tuple] = []
+        ids: set[str] = set()
+        pinned: dict[str, str] = {}
+        for i, calc in enumerate(info.calculators):
+            p = ("calculators", i)
+            if calc.id in ids:
+                self.out.add(self.docs[d], p + ("id",), f"calculator id '{calc.id}' is used twice")
+            ids.add(calc.id)
+            if calc.pins in pinned:
+                self.out.add(self.docs[d], p + ("pins",), f"'{calc.pins}' is pinned by "
+                             f"calculator '{pinned[calc.pins]}' already; a flag has one value")
+            pinned.setdefault(calc.pins, calc.id)
+            reads_avg_len += self._calculator(calc, p)
+        if reads_avg_len and info.request_length is None:
+            self.out.add(self.docs[d], reads_avg_len[0], "this reads avg_len, but model.yaml "
+                         "declares no request_length (add request_length: {default: N, "
+                         "common: [N, …]})")
+        if info.request_length is not None and not reads_avg_len:
+            self.out.add(self.docs[d], ("request_length",), "no calculator reads avg_len, so "
+                         "request_length has no reader; remove it")
+
+    def _calculator(self, calc, p: tuple) -> list[tuple]:
+        """One calculator's checks; returns the paths of its expressions that read avg_len."""
+        d = "model"
         self.text(d, p + ("label",), calc.label)
         self.flag_name(d, p + ("pins",), calc.pins)
         D = condition_check.Domain
         keys = {"pd": D("pd", ("prefill", "decode", ""))}
         numbers: set[str] = set(calc.constants)
         seen: set[str] = set()
+        reads: list[tuple] = []
 
         def when(path: tuple, cond) -> None:
             vocab = condition_check.Vocabulary(dict(keys), self.flag_domain)
@@ -764,7 +797,9 @@ class _Validator:
                 self.out.add(self.docs[d], path, f"cannot read the expression '{given}': {exc}")
                 return
             for name in sorted(templates.expr_names(tree)):
-                if name not in numbers | {"avg_len"}:
+                if name == "avg_len":
+                    reads.append(path)
+                elif name not in numbers:
                     known = ", ".join(sorted(numbers | {"avg_len"}))
                     where_ = f" {where}" if where else ""
                     self.out.add(self.docs[d], path, f"'{name}' in '{given}' is no constant, "
@@ -793,10 +828,11 @@ class _Validator:
             self.text(d, p + ("explain", i), text_id)
             self.text_fields(d, p + ("explain", i), text_id, {v.id for v in calc.values},
                              "explanation text")
+        return reads
 
     def _model_file(self) -> None:
         info, d = self.m.info, "model"
-        self._calculator()
+        self._calculators()
         for i, hw in enumerate(info.hardware):
             if self.platforms and hw not in self.platforms:
                 self.out.add(self.docs[d], ("hardware", i), self.platform_problem(hw, False))
@@ -1079,7 +1115,13 @@ class _Validator:
             for j, h in enumerate(t.hints):
                 self.text(d, p + ("hints", j), h)
                 self.text_fields(d, p + ("hints", j), h, HINT_FIELDS, "hint")
+        calculators = [c.id for c in self.m.info.calculators]
         for i, c in enumerate(r.calculator):
+            if c.calculator not in calculators:
+                known = choices_hint(c.calculator, calculators) if calculators \
+                    else "model.yaml declares none"
+                self.out.add(self.docs[d], ("calculator", i, "calculator"),
+                             f"unknown calculator '{c.calculator}' ({known})")
             self.condition(d, ("calculator", i, "when"), c.when)
             self.text(d, ("calculator", i, "reason"), c.reason)
         for i, c in enumerate(r.checks):

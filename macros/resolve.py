@@ -1,7 +1,7 @@
 """The one command composer: (cell, overlay picks, playground picks) → Resolution.
 
 Owns selection validation and snapping, option gating, the strip/splice edit of the cell's
-flags, the rule transforms, the pinned ratio, placeholder filling and the effective
+flags, the rule transforms, the calculators' pinned values, placeholder filling and the effective
 configuration. Every caller (CLI, macros, export, tests) goes through ``resolve``. Must not
 format text for readers (``render.py``) or parse shell text (``check.py``).
 """
@@ -19,9 +19,9 @@ from .check import check_state
 from .database import Database, Model, likely_typo
 from .errors import Problem, RecipeError, choices_hint
 from .flags import Flag, env_name, parse_flag_text
-from .schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Cell, Source
-from .results import (AxisState, Caveat, EffectiveValue, OptionState, Resolution,
+from .results import (AxisState, Calculation, Caveat, EffectiveValue, OptionState, Resolution,
                       SelectionError, TextRef)
+from .schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Calculator, Cell, Source
 from .selection import Selection
 
 
@@ -48,7 +48,7 @@ class _State:
     nodes: int = 1
     not_applicable: list[str] = field(default_factory=list)
     _flag_cache: Any = None
-    _ratio_cache: Any = None
+    _calc_cache: dict = field(default_factory=dict)
     _pd: Any = ()
     check_shape: bool = True  # off while composing the verified shapes themselves
 
@@ -74,8 +74,11 @@ class _State:
             return _attr(self.cell, key[5:])
         if key == "nodes":
             return self.nodes
-        if key == "calculator":
-            applicable = self.calc_reason() is None and self.ratio_value() is not None
+        if key.startswith("calculator."):
+            calc = self.model.calculator(key[11:])
+            if calc is None:
+                return None
+            applicable = self.calc_reason(calc) is None and self.calc_value(calc) is not None
             return "applicable" if applicable else "not_applicable"
         if key == "program":
             return "server"
@@ -98,25 +101,26 @@ class _State:
     def env(self) -> dict[str, str]:
         return dict(self.env_items)
 
-    # -- calculator
-    def calc_reason(self) -> str | None:
-        if self.model.info.calculator is None:
-            return None  # nothing to explain: the model has no calculator
+    # -- calculators
+    def calc_reason(self, calc: Calculator) -> str | None:
+        """Why ``calc`` does not apply here: the reason of its first rule that holds."""
         for rule in self.model.rules.calculator:
-            if rule.when.holds(self) is True:
+            if rule.calculator == calc.id and rule.when.holds(self) is True:
                 return rule.reason
         return None
 
-    def ratio_value(self) -> float | None:
-        cached = self._ratio_cache
+    def calc_value(self, calc: Calculator) -> float | None:
+        """The value ``calc`` works out for the command as it is now (its own pinned flag left
+        out), once per command state."""
+        cached = self._calc_cache.get(calc.id)
         if cached is not None and cached[0] is self.toks and cached[1] is self.env_items:
             return cached[2]
         value = None
-        c = self.model.info.calculator
-        if c is not None and self.calc_reason() is None:
-            flags = {k: v for k, v in self.flags().items() if k != c.pins}
-            value = calculator.evaluate(c, flags, dict(self.env_items), self.pd, self.avg_len)[1]
-        self._ratio_cache = (self.toks, self.env_items, value)
+        if self.calc_reason(calc) is None:
+            flags = {k: v for k, v in self.flags().items() if k != calc.pins}
+            value = calculator.evaluate(calc, flags, dict(self.env_items), self.pd,
+                                        self.avg_len)[1]
+        self._calc_cache[calc.id] = (self.toks, self.env_items, value)
         return value
 
     # -- {expression} names
@@ -133,8 +137,9 @@ class _State:
             return self.model.info.pd.ports[name[9:]]
         if name == "nodes":
             return self.nodes
-        if name == "ratio":
-            value = self.ratio_value()
+        if name.startswith("calc."):
+            calc = self.model.calculator(name[5:])
+            value = self.calc_value(calc) if calc is not None else None
             return calculator.fmt(value) if value is not None else None
         raise templates.ExprError(f"unknown name '{name}'")
 
@@ -185,15 +190,15 @@ def _select(db, sel: Selection, strict):
     index = model.cell_index[model.key(match)]
     cell = model.cells[index]
     cell_flags = model.cell_flags[index]
-    calc = model.info.calculator
-    if avg_len is not None and calc is None:
+    length = model.info.request_length
+    if avg_len is not None and length is None:
         if strict:
             raise SelectionError([Problem("<selection>", None, None,
-                                          f"avg_len does not apply: {model.info.name} declares "
-                                          "no calculator")])
+                                          f"avg_len does not apply: no calculator of "
+                                          f"{model.info.name} reads a request length")])
         avg_len = None  # the Playground's way: nothing reads it
     if avg_len is None:
-        avg_len = calc.default_avg_len if calc else None
+        avg_len = length.default if length else None
     elif not AVG_LEN_MIN <= avg_len <= AVG_LEN_MAX:
         raise SelectionError([Problem("<selection>", None, None,
                                       f"avg_len must be from {AVG_LEN_MIN:,} to "
@@ -584,8 +589,12 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     values = _placeholders(st, model_name)
     flags = [Flag(t.flag.name, tuple(_fill(v, values) for v in t.flag.values)) for t in st.toks]
     env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
-    calc_reason = st.calc_reason()
-    ratio_value = st.ratio_value()
+    calculations = []
+    for calc in info.calculators:
+        reason, value = st.calc_reason(calc), st.calc_value(calc)
+        calculations.append(Calculation(
+            id=calc.id, pins=calc.pins, value=calculator.fmt(value) if value is not None else None,
+            exact=value, reason=TextRef(id=reason) if reason else None))
     router = None
     pd = st.pd
     if pd:
@@ -599,7 +608,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             **common, "role": "@" + info.pd.servers()[pd].label,
             "router_port": str(info.pd.router.port)}))
     hints += [TextRef(id=h.id, fields=common) for h in st.hints]
-    caveats = _caveats(st, calc_reason)
+    caveats = _caveats(st, calculations)
     status = st.cell.status.value
     if status == "verified" and st.check_shape:
         changes = _derived(st, [f.text() for f in flags], env)
@@ -618,9 +627,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
-        ratio=calculator.fmt(ratio_value) if ratio_value is not None else None,
-        ratio_value=ratio_value,
-        calculator=TextRef(id=calc_reason) if calc_reason else None,
+        calculations=calculations,
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, flags),
         axes=axis_states)
 
@@ -652,7 +659,7 @@ def _derived(st: _State, flags: list[str], env: list[str]) -> list[str] | None:
     return changes or ["flag order"]
 
 
-def _caveats(st: _State, calc_reason: str | None) -> list[Caveat]:
+def _caveats(st: _State, calculations: list[Calculation]) -> list[Caveat]:
     out: list[Caveat] = []
     if st.cell.redirect:
         out.append(Caveat(kind="redirect", text=TextRef(id=st.cell.redirect)))
@@ -663,8 +670,7 @@ def _caveats(st: _State, calc_reason: str | None) -> list[Caveat]:
         tok = present.get(name)
         if tok is not None and tok.origin == "cell":
             out.append(Caveat(kind="pin", text=TextRef(id=reason), flag=name))
-    if calc_reason:
-        out.append(Caveat(kind="calculator", text=TextRef(id=calc_reason)))
+    out += [Caveat(kind="calculator", text=c.reason, flag=c.pins) for c in calculations if c.reason]
     return out
 
 

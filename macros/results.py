@@ -62,6 +62,18 @@ class Caveat(Frozen):
     flag: str | None = None
 
 
+class Calculation(Frozen):
+    """One calculator's answer for a command: the value it pins ``pins`` to, or why it does
+    not apply (``reason``, a text) — or neither, when the command's own shape gives no value
+    (an attention TP that does not divide the heads, say)."""
+
+    id: str
+    pins: str
+    value: str | None  # as pinned into the command
+    exact: float | None
+    reason: TextRef | None
+
+
 class Resolution(Frozen):
     model: str
     hw: str
@@ -74,7 +86,7 @@ class Resolution(Frozen):
     verified_in: str | None
     nodes: int
     picks: dict[str, str | None]
-    avg_len: int | None  # the request length the calculator used (None: the model has none)
+    avg_len: int | None  # the request length the calculators read (None: the model has none)
     model_name: str
     docker_image: str
     hints: list[TextRef]
@@ -83,9 +95,7 @@ class Resolution(Frozen):
     flags: list[Flag]
     router: list[list[Flag]] | None
     router_program: str | None
-    ratio: str | None
-    ratio_value: float | None
-    calculator: TextRef | None
+    calculations: list[Calculation]  # one per calculator of the model, in its order
     caveats: list[Caveat]
     diagnostics: list[Diagnostic]
     effective: list[EffectiveValue]
@@ -96,6 +106,9 @@ class Resolution(Frozen):
     @property
     def flag_texts(self) -> list[str]:
         return [f.text() for f in self.flags]
+
+    def calculation(self, calc_id: str) -> Calculation:
+        return next(c for c in self.calculations if c.id == calc_id)
 
 
 class SelectionError(RecipeError):

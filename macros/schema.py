@@ -189,28 +189,38 @@ class CalcValue(Strict):
     default: str | int | float
 
 
-class Calculator(Strict):
-    """A model's calculator as data: what it reads from a command, its constants, the formula
-    and the flag its result is pinned as (by a rule using ``{ratio}``)."""
+CalcId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 
+
+class Calculator(Strict):
+    """One calculator of a model, as data: what it reads from a command, its constants, the
+    formula and the flag its result is pinned as (by a rule using ``{calc.<id>}``)."""
+
+    id: CalcId  # rules name it: calculator.<id> in a when, {calc.<id>} in a template
     label: str  # text id of its title
     pins: str
     explain: list[str] = []  # text ids whose {fields} are value ids, shown with the result
-    default_avg_len: AvgLen
-    common_lengths: list[AvgLen] = Field(min_length=1)
     constants: dict[str, Annotated[float, Field(allow_inf_nan=False, strict=False)]] = {}
     values: list[CalcValue] = Field(min_length=1)
     applies_when: Condition = ALWAYS
     formula: str  # an expression over constants, values and avg_len
 
+
+class RequestLength(Strict):
+    """The average request length (tokens) a model's calculators read as ``avg_len``: the
+    Playground's input, ``--set avg_len=`` and a page's macro argument."""
+
+    default: AvgLen
+    common: list[AvgLen] = Field(min_length=1)  # offered in the Playground's input list
+
     @computed_field  # exported: the Playground's hash reader and input box use these
     @property
-    def min_avg_len(self) -> int:
+    def min(self) -> int:
         return AVG_LEN_MIN
 
     @computed_field
     @property
-    def max_avg_len(self) -> int:
+    def max(self) -> int:
         return AVG_LEN_MAX
 
 
@@ -257,7 +267,8 @@ class ModelFile(Strict):
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
     pd: PD | None = None
-    calculator: Calculator | None = None  # a model without one shows no panel or caveat
+    calculators: list[Calculator] = []  # a model without one shows no panel or caveat
+    request_length: RequestLength | None = None  # needed when a calculator reads avg_len
     branch_env: dict[str, str] = {}
     # flag -> value -> who reads it: values the pinned release refuses but the model's branch
     # (or image) accepts. A missing reason (None) is told apart in database.py, which says
@@ -350,7 +361,10 @@ class Transform(Strict):
 
 
 class CalcRule(Strict):
+    """Where a calculator does not apply, and the reason a reader is shown."""
+
     id: str
+    calculator: CalcId
     when: Condition
     reason: str
 

@@ -22,7 +22,8 @@ from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from mkdocs.exceptions import PluginError
 
-from . import calculator, render
+from . import render
+from .calculator import fmt as calc_fmt, of_command
 from .database import Database, cached_database
 from .errors import Problem, RecipeError, choices_hint
 from .i18n import read_page
@@ -349,19 +350,35 @@ class Site:
         cell = model.cell(res.match)
         return self._badge(cell.status.value) if cell else ""
 
-    def ratio_table(self, model_id: str, *dims, **picks) -> str:
-        res = self.resolve(model_id, *dims, **picks)
+    def calculator_table(self, model_id: str, *dims, calculator: str | None = None,
+                         **picks) -> str:
+        """A calculator's value for the model's common request lengths (``calculator``: its
+        id, needed when the model declares several)."""
         model = self.db.model(model_id)
-        if res.calculator is not None:
-            return f"*{_md(self.t(res.calculator.id, model))}*"
-        consts = model.info.calculator
-        if consts is None:
-            raise MacroError(f"ratio_table: {model_id} declares no calculator")
+        consts = self._calculator_of(model, calculator)
+        res = self.resolve(model_id, *dims, **picks)
+        reason = res.calculation(consts.id).reason
+        if reason is not None:
+            return f"*{_md(self.t(reason.id, model))}*"
         rows = [f"| {self.th('table.avg_len')} | {_code_cell(consts.pins)} |", "|---:|---:|"]
-        for length in consts.common_lengths:
-            value = calculator.of_command(consts, res.flags, res.env, res.pd, length)[1]
-            rows.append(f"| {length:,} | {calculator.fmt(value) if value else '—'} |")
+        for length in model.info.request_length.common:
+            value = of_command(consts, res.flags, res.env, res.pd, length)[1]
+            rows.append(f"| {length:,} | {calc_fmt(value) if value else '—'} |")
         return "\n".join(rows)
+
+    @staticmethod
+    def _calculator_of(model, given: str | None):
+        ids = [c.id for c in model.info.calculators]
+        if not ids:
+            raise MacroError(f"calculator_table: {model.id} declares no calculator")
+        if given is None and len(ids) > 1:
+            raise MacroError(f"calculator_table: {model.id} declares {len(ids)} calculators; "
+                             f"name one with calculator=\"…\" (known: {', '.join(ids)})")
+        calc = model.calculator(given if given is not None else ids[0])
+        if calc is None:
+            raise MacroError(f"calculator_table: {model.id} declares no calculator '{given}' "
+                             f"(known: {', '.join(ids)})")
+        return calc
 
     def scaling_table(self, model_id: str, axis: str, *dims, **picks) -> str:
         """How the command scales over the options of ``axis`` (e.g. the cluster size under a
@@ -457,7 +474,7 @@ def _indent(text: str, by: str = "    ") -> str:
 
 
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
-               "benchmarks", "ratio_table", "scaling_table", "text", "playground", "status_badge")
+               "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",
                nodes.Macro: "macro", nodes.CallBlock: "call", nodes.FilterBlock: "filter",

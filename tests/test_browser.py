@@ -166,7 +166,7 @@ def test_clicks_compose_the_cli_command(tab, cli, db, lang):
     badge = page.locator('[data-testid="status"]')
     assert badge.text_content() == want["status_label"]
     assert badge.get_attribute("class") == f"recipe-badge recipe-badge--{want['status']}"
-    assert text_of(page, "ratio") == want["ratio_text"]
+    assert text_of(page, "calc-value") == want["calculations"][0]["text"]
     rules = page.eval_on_selector_all('[data-testid="diagnostics"] [data-rule]',
                                       "els => els.map(e => e.dataset.rule)")
     assert rules == [d["rule"] for d in want["diagnostics"]]
@@ -272,22 +272,23 @@ def test_greyed_option_shows_its_reason_and_does_nothing(tab, db):
     assert not page.locator('[data-axis="vlm"]').is_visible()
 
 
-def test_ratio_follows_the_average_request_length(tab, cli):
+def test_the_calculated_value_follows_the_average_request_length(tab, cli):
     page = tab.open("en", "#hw=b300&role=unified&strategy=balanced")
     cell = {"hw": "b300", "role": "unified", "strategy": "balanced"}
-    before = text_of(page, "ratio")
-    assert before == expected(cli, cell)["ratio_text"]
+    before = text_of(page, "calc-value")
+    assert before == expected(cli, cell)["calculations"][0]["text"]
     page.fill('[data-testid="avg-len"]', "2048")
     want = expected(cli, {**cell, "avg_len": "2048"})
-    wait_text(page, "ratio", want["ratio_text"])
-    assert want["ratio_text"] != before
-    assert f"--mamba-full-memory-ratio {want['ratio_text']} \\" in text_of(page, "command")
+    calc = want["calculations"][0]
+    wait_text(page, "calc-value", calc["text"])
+    assert calc["text"] != before
+    assert f"{calc['pins']} {calc['text']} \\" in text_of(page, "command")
     assert text_of(page, "command") == want["command"]
     assert hash_of(page.url)["avg_len"] == "2048"
-    # Where the calculator does not apply, the ratio says so.
+    # Where the calculator does not apply, its panel says why.
     page.goto(tab.base + page_of("en") + "#hw=a3")
     na = expected(cli, {"hw": "a3", "role": "unified", "strategy": "balanced"})
-    wait_text(page, "ratio", na["calculator"])
+    wait_text(page, "calc-value", na["calculations"][0]["reason"])
 
 
 def test_language_switch_keeps_the_page_and_the_selection(tab, db):

@@ -22,7 +22,7 @@ STATE_TP8_FP32 = 69 * (12 * 128 * 128 * 4 + 9 * 12 * 128 * 2)  # 56,171,520 byte
 
 
 def test_state_bytes_at_attention_tp8_match_the_hand_computation(db):
-    c = db.model("kimi-k3").info.calculator
+    c = db.model("kimi-k3").calculator("mamba_ratio")
     values, _ = calculator.evaluate(c, {"--tp-size": ("8",)}, {}, None, L)
     assert values["state_bytes"] == STATE_TP8_FP32 == 56_171_520
     assert values["kv_bytes_per_token"] == 24 * 576 * 2
@@ -52,20 +52,20 @@ def test_state_bytes_at_attention_tp8_match_the_hand_computation(db):
 ])
 def test_deploy_default_ratios(db, hw, role, strategy, picks, expected):
     res = resolve(db, Selection("kimi-k3", {"hw": hw, "role": role, "strategy": strategy}, picks))
-    assert res.ratio == expected
+    assert res.calculation("mamba_ratio").value == expected
     assert f"--mamba-full-memory-ratio {expected}" in res.flag_texts
 
 
 def test_ratio_above_one_is_legal_and_pinned(db):
     res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {"spec": "none"}))
-    assert res.ratio_value > 1
+    assert res.calculation("mamba_ratio").exact > 1
 
 
 def test_replayssm_off_adds_block_plus_one_draft_states(db):
     on = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}))
     off = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"replay_ssm": "off"}))
     # D = 7 + 1 = 8 intermediate states: (5 + 8) / 5 times the ratio
-    assert off.ratio_value == pytest.approx(on.ratio_value * 13 / 5)
+    assert off.calculation("mamba_ratio").exact == pytest.approx(on.calculation("mamba_ratio").exact * 13 / 5)
 
 
 @pytest.mark.parametrize("picks,slots", [
@@ -74,15 +74,15 @@ def test_replayssm_off_adds_block_plus_one_draft_states(db):
 ])
 def test_slots_per_request_follow_the_cache_strategy(db, picks, slots):
     res = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", **picks}))
-    values, _ = calculator.of_command(db.model("kimi-k3").info.calculator, res.flags, res.env,
+    values, _ = calculator.of_command(db.model("kimi-k3").calculator("mamba_ratio"), res.flags, res.env,
                                       res.pd, L)
     assert values["slots"] == slots
 
 
 def test_bf16_state_and_fp8_kv_move_the_ratio_as_the_formula_says(db):
-    base = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none"})).ratio_value
-    bf16 = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", "ssm_dtype": "bf16"})).ratio_value
-    fp8 = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", "kv_dtype": "fp8"})).ratio_value
+    base = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none"})).calculation("mamba_ratio").exact
+    bf16 = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", "ssm_dtype": "bf16"})).calculation("mamba_ratio").exact
+    fp8 = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "low-latency"}, {"spec": "none", "kv_dtype": "fp8"})).calculation("mamba_ratio").exact
     assert bf16 < base < fp8
     assert fp8 == pytest.approx(base * 2)
 
@@ -90,12 +90,12 @@ def test_bf16_state_and_fp8_kv_move_the_ratio_as_the_formula_says(db):
 def test_the_ratio_follows_the_average_request_length(db):
     short = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {}, 4096))
     long = resolve(db, Selection("kimi-k3", {"hw": "b300", "role": "unified", "strategy": "balanced"}, {}, 65536))
-    assert short.ratio_value == pytest.approx(long.ratio_value * 16)
+    assert short.calculation("mamba_ratio").exact == pytest.approx(long.calculation("mamba_ratio").exact * 16)
 
 
 def test_no_ratio_where_the_cell_pins_the_state_pool(db):
     res = resolve(db, Selection("kimi-k3", {"hw": "a3", "role": "unified", "strategy": "balanced"}))
-    assert res.ratio is None and res.ratio_value is None
+    assert res.calculation("mamba_ratio").value is None and res.calculation("mamba_ratio").exact is None
     assert all(f.name != "--mamba-full-memory-ratio" for f in res.flags)
 
 
@@ -114,7 +114,7 @@ SETTINGS = settings(max_examples=150, deadline=None,
 @SETTINGS
 @given(short=st.integers(1, 10**6), extra=st.integers(1, 10**6))
 def test_ratio_falls_as_requests_get_longer(db, short, extra):
-    c = db.model("kimi-k3").info.calculator
+    c = db.model("kimi-k3").calculator("mamba_ratio")
     flags = {"--tp-size": ("8",), "--dcp-size": ("8",)}
     ratio = lambda n: calculator.evaluate(c, flags, {}, None, n)[1]  # noqa: E731
     assert ratio(short + extra) < ratio(short)
@@ -124,7 +124,7 @@ def test_ratio_falls_as_requests_get_longer(db, short, extra):
 @given(tp=st.sampled_from(["1", "2", "4", "8", "16", "32"]), dcp=st.sampled_from(["1", "8", "16"]),
        length=st.integers(256, 10**6), pd=st.sampled_from([None, "prefill", "decode"]))
 def test_ratio_moves_with_the_dtypes_as_the_formula_says(db, tp, dcp, length, pd):
-    c = db.model("kimi-k3").info.calculator
+    c = db.model("kimi-k3").calculator("mamba_ratio")
     base = {"--tp-size": (tp,), "--dcp-size": (dcp,)}
 
     def r(**extra):

@@ -25,14 +25,16 @@ def test_command_json_has_the_contract_keys(cli):
             "--set", "hicache=l3", "--format", "json")
     assert r.code == 0
     data = r.json()
-    for key in ("status", "env", "flags", "command", "router", "diagnostics", "effective", "ratio"):
+    for key in ("status", "env", "flags", "command", "router", "diagnostics", "effective",
+                "calculations"):
         assert key in data
     assert data["status"] == "in-progress"
     assert data["env"] == ["SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=0",
                            "SGLANG_HICACHE_MOONCAKE_CONFIG_PATH=<mooncake.json>"]
     assert "--hicache-storage-backend mooncake" in data["flags"]
     assert data["router"].startswith("python3 -m sglang_router.launch_router")
-    assert isinstance(data["ratio"], float)
+    assert [(c["id"], c["pins"], type(c["value"])) for c in data["calculations"]] == \
+        [("mamba_ratio", "--mamba-full-memory-ratio", float)]
     assert {"severity", "rule", "message", "flags"} <= set(data["diagnostics"][0])
     assert {"knob", "value", "source"} <= set(data["effective"][0])
 

@@ -90,8 +90,8 @@ def test_ascend_a3_cell_has_npu_draft_flags_no_tool_parser_and_no_ratio(db):
     res = resolve(db, Selection("kimi-k3", {"hw": "a3", "role": "unified", "strategy": "balanced"}))
     assert res.model_name == "sgl-npu/Kimi-K3-W4A8"
     assert res.picks["quant"] == "modelslim"
-    assert res.ratio is None
-    assert res.calculator.id == "calc.na-npu"
+    calc = res.calculation("mamba_ratio")
+    assert (calc.value, calc.reason.id) == (None, "calc.na-npu")
     names = [f.name for f in res.flags]
     assert "--tool-call-parser" not in names
     assert "--mamba-full-memory-ratio" not in names
@@ -116,7 +116,7 @@ def test_peak_throughput_preset_matches_the_32_gpu_shape(db):
         "--moe-runner-backend deep_gemm", "--kv-cache-dtype fp8_e4m3",
         "--mamba-ssm-dtype bfloat16", "--mamba-radix-cache-strategy extra_buffer_lazy",
         "--mem-fraction-static 0.92", "--reasoning-parser kimi_k3", "--tool-call-parser kimi_k3",
-        f"--mamba-full-memory-ratio {res.ratio}", "--host 0.0.0.0", "--port 30000"]
+        f"--mamba-full-memory-ratio {res.calculation('mamba_ratio').value}", "--host 0.0.0.0", "--port 30000"]
 
 
 def test_peak_capacity_on_gb200_adds_dcp8_and_uses_eight_nodes_of_four(db):

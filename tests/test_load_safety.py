@@ -24,7 +24,7 @@ from macros.schema import AVG_LEN_MAX, AVG_LEN_MIN
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
 PLAYGROUND = ROOT / "overrides" / "assets" / "recipes" / "playground.js"
-from helpers.models import CALCULATED, MODELS  # noqa: E402
+from helpers.models import MEASURED, MODELS  # noqa: E402
 
 
 def problems(recipes: Path) -> list[str]:
@@ -186,7 +186,7 @@ def test_a_truncated_flag_catalog_is_reported_at_its_line_and_column(recipes_cop
 NOT_DIGITS = ["1e300", "0x10", "-5", "16384abc", "+16", " 16384", "16_384", "1.0", "١٢"]
 
 
-@pytest.mark.parametrize("model", CALCULATED)
+@pytest.mark.parametrize("model", MEASURED)
 @pytest.mark.parametrize("text", NOT_DIGITS)
 def test_avg_len_that_is_not_decimal_digits_is_refused(cli, db, model, text):
     r = cli("calc", *first_cell(db, model), f"--avg-len={text}")
@@ -197,7 +197,7 @@ def test_avg_len_that_is_not_decimal_digits_is_refused(cli, db, model, text):
                                   f"tokens in decimal digits (got '{text}')\n")
 
 
-@pytest.mark.parametrize("model", CALCULATED)
+@pytest.mark.parametrize("model", MEASURED)
 @pytest.mark.parametrize("text, shown", [("0", "0"), (str(AVG_LEN_MAX + 1), str(AVG_LEN_MAX + 1)),
                                          ("9" * 400, "a 400-digit number")])
 def test_avg_len_outside_the_bounds_is_refused(cli, db, model, text, shown):
@@ -206,10 +206,10 @@ def test_avg_len_outside_the_bounds_is_refused(cli, db, model, text, shown):
                                   f"{AVG_LEN_MIN:,} to {AVG_LEN_MAX:,} tokens (got {shown})\n")
 
 
-@pytest.mark.parametrize("model", CALCULATED)
+@pytest.mark.parametrize("model", MEASURED)
 def test_the_export_carries_the_request_length_bounds_the_cli_applies(db, model):
-    consts = export_model(db, model, "en")["model"]["calculator"]
-    assert (consts["min_avg_len"], consts["max_avg_len"]) == (AVG_LEN_MIN, AVG_LEN_MAX)
+    length = export_model(db, model, "en")["model"]["request_length"]
+    assert (length["min"], length["max"]) == (AVG_LEN_MIN, AVG_LEN_MAX)
 
 
 def _node(script: str, payload) -> object:
@@ -219,15 +219,15 @@ def _node(script: str, payload) -> object:
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
-@pytest.mark.parametrize("model", CALCULATED)
+@pytest.mark.parametrize("model", MEASURED)
 def test_the_playground_reads_avg_len_exactly_as_the_cli_does(db, model):
-    consts = db.model(model).info.calculator
+    length = db.model(model).info.request_length
     texts = NOT_DIGITS + ["", "0", "1", "016384", "16384", str(AVG_LEN_MAX), str(AVG_LEN_MAX + 1),
                           "9" * 400, "0" * 30 + "7"]
     got = _node("const pg = require(process.argv[1]);"
                 "const c = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
                 "console.log(JSON.stringify(c.texts.map((t) => pg.wholeNumber(t, c.lo, c.hi))));",
-                {"texts": texts, "lo": consts.min_avg_len, "hi": consts.max_avg_len})
+                {"texts": texts, "lo": length.min, "hi": length.max})
 
     def cli_reads(text):
         try:

@@ -1,5 +1,5 @@
-"""A model without a calculator shows no ratio, no calculator caveat and no panel, and the CLI
-says so; tested on a copy of every model with its calculator taken away."""
+"""A model without calculators pins no calculated value, shows no calculator caveat and no panel,
+and the CLI says so; tested on a copy of every model with its calculators taken away."""
 
 from __future__ import annotations
 
@@ -20,28 +20,32 @@ NODE = shutil.which("node")
 
 def _without_calculator(recipes, model_id):
     def drop(data: dict) -> None:
-        data.pop("calculator", None)
+        data.pop("calculators", None)
+        data.pop("request_length", None)  # nothing reads it any more
     edit_yaml(recipes / model_id / "model.yaml", drop)
 
     def no_rules(data: dict) -> None:
-        data.pop("calculator", None)  # the reasons it would not apply have nothing to explain
-        for t in data.get("transforms", []):  # a rule pinning a calculator's value goes too
-            if "{ratio}" in json.dumps(t):
-                data["transforms"].remove(t)
+        data.pop("calculator", None)  # the reasons one would not apply have nothing to explain
+        # rules that pin or read a calculator's value go too
+        data["transforms"] = [t for t in data.get("transforms", [])
+                              if "calc." not in json.dumps(t) and "calculator." not in json.dumps(t)]
+        data["effective"] = [e for e in data.get("effective", [])
+                             if "calculator." not in json.dumps(e)]
     edit_yaml(recipes / model_id / "rules.yaml", no_rules)
     return load_database(recipes)
 
 
 @pytest.mark.parametrize("model_id", MODELS)
-def test_a_model_without_a_calculator_has_no_ratio_and_no_calculator_caveat(recipes_copy,
-                                                                            model_id):
+def test_a_model_without_a_calculator_has_no_calculation_and_no_calculator_caveat(recipes_copy,
+                                                                                  model_id):
     db = _without_calculator(recipes_copy, model_id)
     model = db.model(model_id)
     for cell in model.cells:
         res = resolve(db, Selection(model_id, dict(cell.match)))
-        assert res.ratio is None and res.calculator is None and res.avg_len is None
+        assert res.calculations == [] and res.avg_len is None
         assert [c for c in res.caveats if c.kind == "calculator"] == []
-    assert export_model(db, model_id, "en")["model"]["calculator"] is None
+    exported = export_model(db, model_id, "en")["model"]
+    assert (exported["calculators"], exported["request_length"]) == ([], None)
 
 
 @pytest.mark.parametrize("model_id", MODELS)
@@ -51,12 +55,12 @@ def test_calc_says_the_model_declares_no_calculator(cli, recipes_copy, model_id)
     r = cli("--root", str(recipes_copy), "calc", model_id,
             *[w for k, v in match.items() for w in ("--set", f"{k}={v}")])
     assert (r.code, r.err) == (1, f"error: <command line>: {db.model(model_id).info.name} "
-                                  "declares no calculator (model.yaml 'calculator')\n")
+                                  "declares no calculator (model.yaml 'calculators')\n")
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
 @pytest.mark.parametrize("model_id", MODELS)
-def test_the_playground_composes_no_ratio_for_a_model_without_a_calculator(
+def test_the_playground_composes_no_calculation_for_a_model_without_a_calculator(
         recipes_copy, tmp_path, model_id):
     from pathlib import Path
 
@@ -71,7 +75,7 @@ def test_the_playground_composes_no_ratio_for_a_model_without_a_calculator(
                    check=True, capture_output=True, timeout=60)
     results = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"]
     assert [r.get("error") for r in results] == [None] * len(sels)
-    assert {r["ratio"] for r in results} == {None}
+    assert [r["calculations"] for r in results] == [[]] * len(sels)
     assert all(kind != "calculator" for r in results for kind, _, _ in r["caveats"])
 
 
@@ -82,5 +86,5 @@ def test_a_request_length_for_a_model_without_a_calculator_is_an_error(cli, reci
     match = db.model(model_id).cells[0].match
     r = cli("--root", str(recipes_copy), "command", model_id, "--set", "avg_len=8192",
             *[w for k, v in match.items() for w in ("--set", f"{k}={v}")])
-    assert (r.code, r.err) == (1, f"error: <selection>: avg_len does not apply: "
-                                  f"{db.model(model_id).info.name} declares no calculator\n")
+    assert (r.code, r.err) == (1, f"error: <selection>: avg_len does not apply: no calculator "
+                                  f"of {db.model(model_id).info.name} reads a request length\n")

@@ -3,7 +3,7 @@
 Every reachable Deploy-panel selection (``deployment_selections``) and a seeded sample over
 every Playground card (``sample_playground``) go to Node in one batch
 (``tests/js/parity.mjs``); for each one the command text (English and Korean), the router
-block, the status, the formatted ratio and the diagnostics must be identical to
+block, the status, every calculator's value and the diagnostics must be identical to
 ``resolve(..., strict=False)`` rendered by ``macros.render``. One difference fails the test.
 """
 
@@ -54,7 +54,8 @@ def _expected(db, model_id: str, selection: dict) -> dict:
         "router": render.router_text(res),
         "status": res.status,
         "cell_status": res.cell_status,
-        "ratio": res.ratio,
+        "calculations": [[c.id, c.pins, c.value, c.reason.id if c.reason else None]
+                         for c in res.calculations],
         "nodes": res.nodes,
         "rules": sorted({d.rule for d in res.diagnostics}),
         "diagnostics_en": [[d.severity.value, d.rule, render.diagnostic_text(db, model, d, "en")]
@@ -88,10 +89,10 @@ def model_id(request):
 def selections(db, model_id):
     deploy = list(deployment_selections(db, model_id))
     sampled = sample_playground(db, model_id, SAMPLES, seed=11)
-    # A few calculator inputs too, where the model has a calculator: the ratio is pinned
-    # into the command.
+    # A few request lengths too, where the model's calculators read one: their values are
+    # pinned into the command.
     lengths = [{**s, "avg_len": n} for s, n in zip(sampled[:40], [1, 777, 2048, 65536, 131072] * 8)]
-    return deploy, sampled + (lengths if db.model(model_id).info.calculator else [])
+    return deploy, sampled + (lengths if db.model(model_id).info.request_length else [])
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +123,7 @@ def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
 
 
 KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "cell_status",
-        "ratio",
+        "calculations",
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
 

@@ -99,7 +99,7 @@ def test_resolution_does_not_depend_on_yaml_key_order(db, model_id, recipes_copy
     for sel in sample[:60]:
         a = resolve(db, Selection.flat(db.model(model_id), sel))
         b = resolve(shuffled, Selection.flat(shuffled.model(model_id), sel))
-        assert a.flag_texts == b.flag_texts and a.env == b.env and a.ratio == b.ratio
+        assert a.flag_texts == b.flag_texts and a.env == b.env and a.calculations == b.calculations
         assert [d.rule for d in a.diagnostics] == [d.rule for d in b.diagnostics]
 
 

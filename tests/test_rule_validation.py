@@ -162,7 +162,7 @@ _tests = st.one_of(_scalars, st.lists(_scalars, max_size=3),
 _names = st.sampled_from(["--pp-size", "--enable-symm-mem", "--moe-a2a-backend",
                           "--speculative-algorithm", "--nope", "SGLANG_X", "bad-name"])
 _keys = st.sampled_from(["hw", "role", "quant", "tp", "nodes", "hw.vendor", "hw.sm", "hw.gfx",
-                         "cell.collapse_pp", "cell.nodes", "calculator", "program",
+                         "cell.collapse_pp", "cell.nodes", "calculator.mamba_ratio", "program",
                          "router_bootstrap", "any", "all", "not", "has", "lacks", "cell_has",
                          "env_has", "flag", "cell_flag", "env", "bogus"])
 _junk = st.tuples(_keys, st.one_of(_tests, st.lists(_names, max_size=2),
@@ -179,7 +179,7 @@ _valid = st.one_of(
     st.tuples(st.just("hw.vendor"), st.sampled_from(["amd", {"ieq": "NVIDIA"}])),
     st.tuples(st.just("hw.sm"), st.sampled_from([90, {"ge": 100}, ""])),
     st.tuples(st.just("cell.collapse_pp"), st.booleans()),
-    st.tuples(st.just("calculator"), st.sampled_from(["applicable", "not_applicable"])),
+    st.tuples(st.just("calculator.mamba_ratio"), st.sampled_from(["applicable", "not_applicable"])),
     st.tuples(st.just("router_bootstrap"), st.sampled_from([{"ne_var": "server_bootstrap"}, 8998])),
     st.tuples(st.sampled_from(["has", "lacks", "cell_has", "has_any"]),
               st.lists(st.sampled_from(["--pp-size", "--enable-symm-mem"]), min_size=1,

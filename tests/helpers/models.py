@@ -11,9 +11,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
                 if p.is_dir() and p.name != "catalog")
-# Models that declare a calculator: its properties and request-length inputs are tested on these.
-CALCULATED = [m for m in MODELS if yaml.safe_load(
-    (ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8")).get("calculator")]
+_INFO = {m: yaml.safe_load((ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8"))
+         for m in MODELS}
+# Models that declare calculators: their properties are tested on these.
+CALCULATED = [m for m in MODELS if _INFO[m].get("calculators")]
+# Models whose calculators read a request length: the avg_len inputs are tested on these.
+MEASURED = [m for m in MODELS if _INFO[m].get("request_length")]
 BRANCH_VALUE = "branch-only-value"
 
 
@@ -64,3 +67,26 @@ def add_branch_value(root: Path, model_id: str, flag: str, declare: bool = True)
 def cell_selection(model) -> dict[str, str]:
     """The model's first cell as a selection."""
     return dict(model.cells[0].match)
+
+
+EXTRA_CALC_FLAG = "--schedule-conservativeness"  # a float flag no model's data names
+
+
+def add_calculator(root: Path, model_id: str, not_on: str) -> None:
+    """One more calculator, ``extra``, on a copy: it pins EXTRA_CALC_FLAG to avg_len / 8192,
+    does not apply on hardware ``not_on`` (reason ``ui.calc.na``), and a rule pins it."""
+    def model(data: dict) -> None:
+        data.setdefault("request_length", {"default": 16384, "common": [8192, 16384]})
+        data.setdefault("calculators", []).append({
+            "id": "extra", "label": "ui.calc.na", "pins": EXTRA_CALC_FLAG,
+            "values": [{"id": "unit", "default": 8192}], "formula": "avg_len / unit"})
+    edit_yaml(root / model_id / "model.yaml", model)
+
+    def rules(data: dict) -> None:
+        data.setdefault("calculator", []).append(
+            {"id": "extra-off", "calculator": "extra", "when": {"hw": not_on},
+             "reason": "ui.calc.na"})
+        data.setdefault("transforms", []).append(
+            {"id": "pin-extra", "when": {"calculator.extra": "applicable"},
+             "add": [f"{EXTRA_CALC_FLAG} {{calc.extra}}"]})
+    edit_yaml(root / model_id / "rules.yaml", rules)

@@ -33,7 +33,7 @@ const out = selections.map((sel) => {
       router: pg.routerText(en, res),
       status: res.status,
       cell_status: res.cell_status,
-      ratio: res.ratio,
+      calculations: res.calculations.map((c) => [c.id, c.pins, c.value, c.reason ? c.reason.id : null]),
       nodes: res.nodes,
       rules: [...new Set(res.diagnostics.map((d) => d.rule))].sort(),
       diagnostics_en: res.diagnostics.map((d) => [d.severity, d.rule, pg.text(en, d.message)]),

@@ -335,7 +335,7 @@
 
   // --- calculator.py ---
 
-  // calculator.evaluate: the model's calculator, read from its data.
+  // calculator.evaluate: one of the model's calculators, read from its data.
   function CalcContext(flags, env, pd, values) { this._flags = flags; this._env = env; this.pd = pd; this.values = values; }
   CalcContext.prototype.value = function (key) {
     if (key === 'pd') return this.pd || '';
@@ -345,7 +345,7 @@
   CalcContext.prototype.cellFlags = function () { return null; };
   CalcContext.prototype.env = function () { return this._env; };
 
-  function calcEvaluate(calc, flags, env, pd, avgLen) {  // returns {values, ratio}
+  function calcEvaluate(calc, flags, env, pd, avgLen) {  // returns {values, value}
     var values = {}, ctx = new CalcContext(flags, env, pd, values);
     function lookup(name) {
       if (has(values, name)) return values[name];
@@ -367,13 +367,13 @@
         var cs = list(v.cases).filter(function (c) { return evaluate(c.when, ctx) === true; })[0];
         values[v.id] = worth(cs ? cs.value : v['default'], v.text);
       });
-      if (evaluate(calc.applies_when, ctx) !== true) return { values: values, ratio: null };
+      if (evaluate(calc.applies_when, ctx) !== true) return { values: values, value: null };
       result = evalExpr(calc.formula, lookup);
     } catch (e) {
-      return { values: values, ratio: null };
+      return { values: values, value: null };
     }
-    if (typeof result !== 'number' || !isFinite(result) || result <= 0) return { values: values, ratio: null };
-    return { values: values, ratio: result };
+    if (typeof result !== 'number' || !isFinite(result) || result <= 0) return { values: values, value: null };
+    return { values: values, value: result };
   }
 
   // calculator.field: thousands separated, at most one decimal.
@@ -443,6 +443,10 @@
   }
 
   // The command while it is being composed, and the context rules read (_State).
+  function calculatorOf(data, id) {
+    return list(data.model.calculators).filter(function (c) { return c.id === id; })[0] || null;
+  }
+
   function State(data, ix, cell, match, avgLen) {
     this.data = data; this.ix = ix; this.cell = cell;
     this.match = match; this.hw = match.hw; this.avgLen = avgLen;
@@ -463,7 +467,11 @@
     if (key.indexOf('hw.') === 0) return attr(this.platform, key.slice(3));
     if (key.indexOf('cell.') === 0) return get(this.cell, key.slice(5));
     if (key === 'nodes') return this.nodes;
-    if (key === 'calculator') return this.calcReason() === null && this.ratioValue() !== null ? 'applicable' : 'not_applicable';
+    if (key.indexOf('calculator.') === 0) {
+      var calc = calculatorOf(this.data, key.slice(11));
+      if (!calc) return null;
+      return this.calcReason(calc) === null && this.calcValue(calc) !== null ? 'applicable' : 'not_applicable';
+    }
     if (key === 'program') return 'server';
     if (key === 'router_bootstrap' || key === 'server_bootstrap') return null;
     if (has(this.picks, key)) return this.picks[key] === null ? '' : this.picks[key];  // hidden axis: ""
@@ -487,24 +495,24 @@
     }
     return this._env;
   };
-  State.prototype.calcReason = function () {
-    if (!this.data.model.calculator) return null;  // nothing to explain: the model has none
+  State.prototype.calcReason = function (calc) {  // why calc does not apply here, or null
     var rules = list(this.data.rules.calculator);
-    for (var i = 0; i < rules.length; i++) if (evaluate(rules[i].when, this) === true) return rules[i].reason;
+    for (var i = 0; i < rules.length; i++) {
+      if (rules[i].calculator === calc.id && evaluate(rules[i].when, this) === true) return rules[i].reason;
+    }
     return null;
   };
-  State.prototype.calcResult = function () {  // the calculator on the command as it is now
-    var c = this.data.model.calculator, flags = {}, all = this.flags();
-    Object.keys(all).forEach(function (k) { if (k !== c.pins) flags[k] = all[k]; });
-    return calcEvaluate(c, flags, this.env(), this.pd(), this.avgLen);
+  State.prototype.calcResult = function (calc) {  // calc on the command as it is now
+    var flags = {}, all = this.flags();
+    Object.keys(all).forEach(function (k) { if (k !== calc.pins) flags[k] = all[k]; });
+    return calcEvaluate(calc, flags, this.env(), this.pd(), this.avgLen);
   };
   State.prototype.pd = function () {  // read once the axes are picked, as in _State.pd
     if (this._pd === undefined) this._pd = pdServer(this.data.model, this);
     return this._pd;
   };
-  State.prototype.ratioValue = function () {
-    if (!this.data.model.calculator || this.calcReason() !== null) return null;
-    return this.calcResult().ratio;
+  State.prototype.calcValue = function (calc) {
+    return this.calcReason(calc) !== null ? null : this.calcResult(calc).value;
   };
   State.prototype.lookup = function (name) {
     if (name.indexOf('cell.') === 0 && /_size$/.test(name)) {
@@ -524,8 +532,9 @@
       if (server && (name === 'pd.ports.prefill' || name === 'pd.ports.decode')) return server.port;
     }
     if (name === 'nodes') return this.nodes;
-    if (name === 'ratio') {
-      var v = this.ratioValue();
+    if (name.indexOf('calc.') === 0) {
+      var calc = calculatorOf(this.data, name.slice(5));
+      var v = calc ? this.calcValue(calc) : null;
       return v === null ? null : fmt(v);
     }
     throw new Error("unknown name '" + name + "'");
@@ -723,9 +732,9 @@
       match[dim] = choose(has(sel, dim) ? sel[dim] : null, dimStates[dim]);
     });
     var cell = ix.cells[ix.dims.map(function (d) { return match[d]; }).join('|')];
-    var avgLen = null;  // only a model with a calculator reads a request length
-    if (info.calculator) {
-      avgLen = sel.avg_len === undefined || sel.avg_len === null ? info.calculator.default_avg_len : Number(sel.avg_len);
+    var avgLen = null;  // only a model whose calculators read a request length has one
+    if (info.request_length) {
+      avgLen = sel.avg_len === undefined || sel.avg_len === null ? info.request_length['default'] : Number(sel.avg_len);
       if (!(avgLen > 0) || !Number.isInteger(avgLen)) throw new Error('avg_len must be a positive whole number of tokens');
     }
     var st = new State(data, ix, cell, match, avgLen);
@@ -785,7 +794,12 @@
       return { name: t.flag.name, values: t.flag.values.map(function (v) { return fillPlaceholders(v, values); }) };
     });
     var env = st.envItems.map(function (kv) { return kv[0] + '=' + fillPlaceholders(kv[1], values); });
-    var calcReason = st.calcReason(), ratioValue = st.ratioValue();
+    var calculations = list(info.calculators).map(function (calc) {  // resolve.Calculation
+      var reason = st.calcReason(calc), result = reason === null ? st.calcResult(calc) : null;
+      var value = result ? result.value : null;
+      return { id: calc.id, pins: calc.pins, value: value === null ? null : fmt(value), exact: value,
+               reason: reason ? { id: reason, fields: {} } : null, values: result ? result.values : null };
+    });
     var pd = st.pd();
     var router = null, hints = [];
     if (pd) {
@@ -804,7 +818,7 @@
     var flagsNow = flagMap(flags), envNow = st.env();
     var picks = {};
     Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
-    var status = st.cell.status, cav = caveats(st, calcReason);
+    var status = st.cell.status, cav = caveats(st, calculations);
     if (status === 'verified' && st.checkShape) {
       var changes = derivedChanges(st, flags.map(flagText), env);
       if (changes !== null) {
@@ -817,9 +831,7 @@
       status: status, cell_status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
       picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
       hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
-      ratio: ratioValue === null ? null : fmt(ratioValue), ratio_value: ratioValue,
-      calculator: calcReason ? { id: calcReason, fields: {} } : null,
-      calc_values: calcReason || !info.calculator ? null : st.calcResult().values,
+      calculations: calculations,
       caveats: cav,
       diagnostics: checkState(st, flagsNow, envNow),
       effective: effective(st, flags),
@@ -828,7 +840,7 @@
     };
   }
 
-  function caveats(st, calcReason) {
+  function caveats(st, calculations) {
     var out = [], present = {};
     if (st.cell.redirect) out.push({ kind: 'redirect', text: { id: st.cell.redirect, fields: {} }, flag: null });
     if (st.cell.warn) out.push({ kind: 'warn', text: { id: st.cell.warn, fields: {} }, flag: null });
@@ -838,7 +850,9 @@
       var tok = get(present, name);
       if (tok && tok.origin === 'cell') out.push({ kind: 'pin', text: { id: pins[name], fields: {} }, flag: name });
     });
-    if (calcReason) out.push({ kind: 'calculator', text: { id: calcReason, fields: {} }, flag: null });
+    calculations.forEach(function (c) {
+      if (c.reason) out.push({ kind: 'calculator', text: c.reason, flag: c.pins });
+    });
     return out;
   }
 
@@ -1199,7 +1213,7 @@
     this.dims = dimensionsOf(data);  // the cell's keys: the Deploy card's first rows
     this.groups = {};  // axis key -> {box, buttons: {option: button}, tips: {option: span}}
     this.explicit = {};
-    this.avgLen = data.model.calculator ? data.model.calculator.default_avg_len : null;
+    this.avgLen = data.model.request_length ? data.model.request_length['default'] : null;
     this.build();
   }
 
@@ -1287,7 +1301,7 @@
     this.command = this.block('command', 'ui.command', out);
     this.router = this.block('router', 'ui.router', out);
 
-    if (data.model.calculator) this.buildCalculator(out);
+    if (list(data.model.calculators).length) this.buildCalculator(out);
 
     this.diagBox = el('div', { className: 'rp-diagnostics' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diagnostics') })]);
     this.diagList = el('ul', { 'data-testid': 'diagnostics' });
@@ -1314,46 +1328,61 @@
     root.appendChild(out);
   };
 
-  /** The calculator panel, for a model that declares a calculator. */
+  /** The calculator panel, for a model that declares calculators: the request length they
+   *  read (when one does), then each calculator's pinned flag, value and explanation. */
   Playground.prototype.buildCalculator = function (out) {
-    var self = this, data = this.data;
-    var calc = el('div', { className: 'rp-calc', 'data-testid': 'calculator' });
-    calc.appendChild(el('div', { className: 'rp-block__title', text: this.t(data.model.calculator.label) }));
-    var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8), consts = data.model.calculator;
-    this.avgInput = el('input', { type: 'number', id: inputId, step: '1', inputmode: 'numeric',
-                                  min: String(consts.min_avg_len), max: String(consts.max_avg_len),
-                                  value: String(this.avgLen), 'data-testid': 'avg-len', list: inputId + '-list' });
-    var options = el('datalist', { id: inputId + '-list' });
-    data.model.calculator.common_lengths.forEach(function (n) { options.appendChild(el('option', { value: String(n) })); });
-    var ratioLine = el('div', { className: 'rp-calc__row' });
-    ratioLine.appendChild(el('label', { 'for': inputId, text: this.t('table.avg_len') }));
-    ratioLine.appendChild(this.avgInput);
-    ratioLine.appendChild(options);
-    ratioLine.appendChild(el('span', { className: 'rp-calc__eq', text: consts.pins }));
-    this.ratio = el('output', { 'data-testid': 'ratio', 'for': inputId, className: 'rp-calc__ratio' });
-    ratioLine.appendChild(this.ratio);
-    calc.appendChild(ratioLine);
-    this.calcExplain = list(consts.explain).map(function (id) {  // one line per explanation text
-      var line = el('p', { className: 'rp-calc__inputs' });
-      calc.appendChild(line);
-      return { id: id, node: line };
+    var self = this, data = this.data, length = data.model.request_length;
+    var box = el('div', { className: 'rp-calc', 'data-testid': 'calculator' });
+    var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8);
+    if (length) {
+      this.avgInput = el('input', { type: 'number', id: inputId, step: '1', inputmode: 'numeric',
+                                    min: String(length.min), max: String(length.max),
+                                    value: String(this.avgLen), 'data-testid': 'avg-len', list: inputId + '-list' });
+      var options = el('datalist', { id: inputId + '-list' });
+      length.common.forEach(function (n) { options.appendChild(el('option', { value: String(n) })); });
+      var lengthRow = el('div', { className: 'rp-calc__row' });
+      lengthRow.appendChild(el('label', { 'for': inputId, text: this.t('table.avg_len') }));
+      lengthRow.appendChild(this.avgInput);
+      lengthRow.appendChild(options);
+      box.appendChild(lengthRow);
+      this.avgInput.addEventListener('input', function () {
+        var n = wholeNumber(self.avgInput.value, length.min, length.max);
+        self.avgInput.setAttribute('aria-invalid', n === null ? 'true' : 'false');
+        if (n === null) return;
+        self.avgLen = n;
+        self.update(true);
+      });
+    }
+    this.calcRows = list(data.model.calculators).map(function (calc) {
+      var part = el('div', { className: 'rp-calc__one', 'data-calculator': calc.id });
+      part.appendChild(el('div', { className: 'rp-block__title', text: self.t(calc.label) }));
+      var row = el('div', { className: 'rp-calc__row' });
+      row.appendChild(el('span', { className: 'rp-calc__eq', text: calc.pins }));
+      var output = el('output', length ? { 'data-testid': 'calc-value', 'for': inputId, className: 'rp-calc__ratio' }
+                                       : { 'data-testid': 'calc-value', className: 'rp-calc__ratio' });
+      row.appendChild(output);
+      part.appendChild(row);
+      var explain = list(calc.explain).map(function (id) {  // one line per explanation text
+        var line = el('p', { className: 'rp-calc__inputs' });
+        part.appendChild(line);
+        return { id: id, node: line };
+      });
+      box.appendChild(part);
+      return { id: calc.id, output: output, explain: explain };
     });
-    this.avgInput.addEventListener('input', function () {
-      var n = wholeNumber(self.avgInput.value, consts.min_avg_len, consts.max_avg_len);
-      self.avgInput.setAttribute('aria-invalid', n === null ? 'true' : 'false');
-      if (n === null) return;
-      self.avgLen = n;
-      self.update(true);
-    });
-    out.appendChild(calc);
+    out.appendChild(box);
   };
 
   Playground.prototype.renderCalculator = function (res) {
-    if (res.ratio !== null) this.ratio.textContent = res.ratio;
-    else this.ratio.textContent = res.calculator ? this.t(res.calculator) : this.t('ui.calc.na');
-    var values = res.calc_values, fields = {}, self = this;
-    Object.keys(values || {}).forEach(function (k) { if (values[k] !== null) fields[k] = calcField(values[k]); });
-    this.calcExplain.forEach(function (line) { line.node.textContent = values ? self.t(line.id, fields) : ''; });
+    var self = this;
+    this.calcRows.forEach(function (row) {
+      var c = res.calculations.filter(function (x) { return x.id === row.id; })[0];
+      if (c.value !== null) row.output.textContent = c.value;
+      else row.output.textContent = c.reason ? self.t(c.reason) : self.t('ui.calc.na');
+      var fields = {};
+      Object.keys(c.values || {}).forEach(function (k) { if (c.values[k] !== null) fields[k] = calcField(c.values[k]); });
+      row.explain.forEach(function (line) { line.node.textContent = c.values ? self.t(line.id, fields) : ''; });
+    });
   };
 
   Playground.prototype.choose = function (key, value) {
@@ -1369,13 +1398,13 @@
   };
 
   Playground.prototype.load = function (hash) {
-    var self = this, top = {}, explicit = {}, consts = this.data.model.calculator;
+    var self = this, top = {}, explicit = {}, length = this.data.model.request_length;
     var axisIds = this.data.axes.map(function (a) { return a.id; });
-    this.avgLen = consts ? consts.default_avg_len : null;
+    this.avgLen = length ? length['default'] : null;
     Object.keys(hash).forEach(function (k) {
       if (self.dims.indexOf(k) >= 0) top[k] = hash[k];
-      else if (k === 'avg_len' && consts) {
-        var n = wholeNumber(hash[k], consts.min_avg_len, consts.max_avg_len);
+      else if (k === 'avg_len' && length) {
+        var n = wholeNumber(hash[k], length.min, length.max);
         if (n !== null) self.avgLen = n;
       } else if (axisIds.indexOf(k) >= 0) explicit[k] = hash[k];
     });
@@ -1496,7 +1525,7 @@
     this.router.code.textContent = router || '';
     this.router.wrap.hidden = !router;
 
-    if (this.ratio) this.renderCalculator(res);
+    if (this.calcRows) this.renderCalculator(res);
 
     clear(this.diagList);
     res.diagnostics.forEach(function (d) {
