@@ -3,15 +3,15 @@
 Owns reading shell text as bash reads it (quotes, escapes, continuations, comments, control
 operators, redirections, here-documents, env prefixes) in one linear pass, reporting what bash
 reads differently from how it looks (CRLF, a ``\\`` before trailing spaces, a comment inside a
-continued command, a BOM); finding the ``sglang serve``, ``python3 -m sglang.launch_server``
-and ``python3 -m sglang_router.launch_router`` commands in it; the catalog findings, judged per
-program as argparse would (unknown, abbreviated, deprecated flags, flags only another program
-reads, bad values with the choices the command's env adds, words no flag takes, deprecated and
-unknown env vars, less what the model's branch reads: ``branch_env``, ``branch_values``);
-telling whose rules apply (the model chosen, or the one a command's --model-path serves, with a
-warning where none can be told) and running them in context. Generated commands are checked
-by the same ``check_state`` so the CLI, the build and the docs tests agree. Must not run or
-expand anything: ``$(…)`` stays text.
+continued command, a BOM) and a command sent to the background with ``&``; finding the
+``sglang serve``, ``python3 -m sglang.launch_server`` and ``python3 -m sglang_router.launch_router``
+commands in it; the catalog findings, judged per program as argparse would (unknown, abbreviated,
+deprecated flags, flags only another program reads, bad values with the choices the command's
+env adds, words no flag takes, deprecated and unknown env vars, less what the model's branch
+reads: ``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the
+one a command's --model-path serves, with a warning where none can be told) and running them in
+context. Generated commands are checked by the same ``check_state`` so the CLI, the build and
+the docs tests agree. Must not run or expand anything: ``$(…)`` stays text.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class Command:
     text: str = ""
     positional_model: bool = False
     flag_lines: dict[str, int] = field(default_factory=dict)
+    background: bool = False  # ended by '&'
 
 
 @dataclass
@@ -83,6 +84,7 @@ class _Logical:
     line: int
     text: str
     commands: list[list[Word]]  # simple commands, split at control operators
+    background: list[bool]  # of each command: whether '&' ends it
 
 
 @dataclass
@@ -135,6 +137,12 @@ _NEXT_IS_FLAG = re.compile(r"[ \t]*-")
 _JOIN = re.compile(r"\\[ \t]*\n")
 _CR_END = re.compile(r"\r(?=\n|\Z)")
 _CLOSER = {"$(": ")", "<(": ")", ">(": ")", "${": "}", "`": "`"}
+# A reader copying a recipe gets a server that stops with the terminal and a next command that
+# runs before the server listens: bash runs it, so a warning, not an error.
+_BACKGROUND = ("'&' runs this command in the background: the shell goes on at once, so the next "
+               "command runs before it listens, and it stops when the terminal closes; run it in "
+               "a terminal of its own, or under nohup with its output in a log, and wait until "
+               "its /health endpoint answers")
 
 
 def _ansi(body: str) -> str:
@@ -191,6 +199,7 @@ class _Scanner:
         self.lines: list[_Logical] = []
         self.problems: list[tuple[int, str, str]] = []
         self.commands: list[list[Word]] = [[]]
+        self.background: list[bool] = [False]
         self.parts: list[str] | None = None  # the word being read
         self.word_line = self.word_start = 0
         self.start: int | None = None  # where the current line's first token starts
@@ -293,7 +302,9 @@ class _Scanner:
         self.end = self.pos + len(chunk)
         self.at_line_start = False
         if kind == "op":
+            self.background[-1] = chunk == "&"
             self.commands.append([])
+            self.background.append(False)
         elif not (chunk[-1].isdigit() or chunk[-1] == "-"):  # `>&2` and `>&-` are complete
             self.redirect = chunk
 
@@ -323,8 +334,10 @@ class _Scanner:
             raise ParseError(self.line, f"the redirection '{self.redirect}' names no file")
         if self.start is not None:
             text = _JOIN.sub(" ", self.text[self.start:self.end])
-            self.lines.append(_Logical(self.start_line, text, [c for c in self.commands if c]))
-        self.commands, self.start = [[]], None
+            kept = [i for i, c in enumerate(self.commands) if c]
+            self.lines.append(_Logical(self.start_line, text, [self.commands[i] for i in kept],
+                                       [self.background[i] for i in kept]))
+        self.commands, self.background, self.start = [[]], [False], None
 
     def skip_heredocs(self) -> None:
         text, n = self.text, len(self.text)
@@ -393,7 +406,7 @@ def _commands(lines: list[_Logical], catalogs: dict[str, Catalog]) -> list[Comma
                 continue
             program, entry, start, positional_model = found
             cmd = Command(program, words[0].line, entry, text=logical.text,
-                          positional_model=positional_model)
+                          positional_model=positional_model, background=logical.background[k])
             head = words[:start - 2]
             # env assignments directly in front of the program (or of 'python3 -m')
             while head and head[-1].text in ("python", "python3", "env"):
@@ -723,6 +736,9 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         found = catalog_findings(cmd, catalog, model_env(model) if server else set(),
                                  model_values(model) if server else {})
         found += unsure.get(i, [])
+        if cmd.background:
+            found.append(Finding(Severity.warning, "check.background", _BACKGROUND, [],
+                                 cmd.line))
         env = dict(cmd.env)
         bootstrap = server_bootstrap if server_bootstrap is not None or model is None \
             or model.info.pd is None else str(model.info.pd.bootstrap_port)
