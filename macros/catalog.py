@@ -1,10 +1,15 @@
 """The SGLang and sglang-router flag catalogs extracted from the pinned wheels.
 
 Owns looking a flag up the way argparse would (exact name, alias, ``--no-`` form, unique
-abbreviation) and checking one flag's values against its type, its choices and the bounds of
-``flag-bounds.yaml`` (reading and validating that file too). The JSON files are written by
-``catalog_build.py``; this module only reads them. Must not decide bounds in code: which flags
-are counts, ports or fractions is data.
+abbreviation; a flag one program reads before argparse is no abbreviation target) and checking
+one flag's values against its type, its choices and the bounds of ``flag-bounds.yaml``; what the
+pinned release reads of the environment: its registry, its deprecated set (from
+``sglang-history.json``, with the text the release warns with) and the variables it reads
+outside the registry. Reads and validates ``flag-bounds.yaml``, which also holds what the
+extracted catalogs do not record: one flag bounded by another, choices an environment variable
+adds, variables read outside the registry. The JSON files are written by ``catalog_build``;
+this module only reads them. Must not decide bounds, choices or env facts in code: they are
+data.
 """
 
 from __future__ import annotations
@@ -28,6 +33,16 @@ _HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
 _MULTIPLIER = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
                "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 NUMERIC_TYPES = ("int", "float", "human_readable_int")
+HISTORY = "sglang-history.json"
+# How the release's _DeprecatedEnv forwards an old value to its replacement (environ.py).
+_TRANSFORMS = {"invert_bool": "inverted", "ms_to_s": "converted from milliseconds to seconds"}
+# What sglang's EnvBool.parse reads as true (sglang/srt/environ.py); any other value is false
+# or, when it is no boolean at all, the default with a warning.
+_ENV_TRUE = ("true", "1", "yes", "y")
+
+
+class _SizeError(ValueError):
+    """A size SGLang's human_readable_int refuses with a reason of its own."""
 
 
 @dataclass(frozen=True)
@@ -38,8 +53,11 @@ class Bound:
     min: int | float | None = None
     above: int | float | None = None
     max: int | float | None = None
+    also: tuple[int | float, ...] = ()  # values outside the range that mean something (-1: off)
 
     def problem(self, number: int | float) -> str | None:
+        if number in self.also:
+            return None
         if (self.min is not None and number < self.min) \
                 or (self.above is not None and number <= self.above) \
                 or (self.max is not None and number > self.max):
@@ -48,11 +66,13 @@ class Bound:
 
     def describe(self) -> str:
         if self.min is not None and self.max is not None:
-            return f"from {self.min} to {self.max}"
-        parts = [f"at least {self.min}" if self.min is not None else None,
-                 f"above {self.above}" if self.above is not None else None,
-                 f"at most {self.max}" if self.max is not None else None]
-        return " and ".join(p for p in parts if p)
+            text = f"from {self.min} to {self.max}"
+        else:
+            parts = [f"at least {self.min}" if self.min is not None else None,
+                     f"above {self.above}" if self.above is not None else None,
+                     f"at most {self.max}" if self.max is not None else None]
+            text = " and ".join(p for p in parts if p)
+        return text + "".join(f" or {a}" for a in self.also)
 
 
 @dataclass(frozen=True, eq=False)  # identity: specs are unique, and hashable for caching
@@ -71,11 +91,14 @@ class FlagSpec:
     action: str = "store"
     negations: tuple[str, ...] = ()
     bound: Bound | None = None
+    programs: tuple[str, ...] | None = None  # None: every program of the catalog reads it
+    env_choices: tuple[tuple[str, str], ...] = ()  # (choice, the variable that adds it)
 
     @classmethod
     def from_json(cls, d: dict, source: str) -> "FlagSpec":
         choices = d.get("choices")
         late = d.get("late_choices")
+        programs = d.get("programs")
         return cls(
             name=d["name"], aliases=tuple(d.get("aliases") or ()),
             takes_value=bool(d.get("takes_value", True)), nargs=d.get("nargs"),
@@ -83,7 +106,8 @@ class FlagSpec:
             choices=tuple(str(c) for c in choices) if choices else None,
             default=d.get("default"), deprecated=d.get("deprecated"), help=d.get("help") or "",
             late_choices=tuple(str(c) for c in late) if late else None, source=source,
-            action=str(d.get("action") or "store"), negations=tuple(d.get("negations") or ()))
+            action=str(d.get("action") or "store"), negations=tuple(d.get("negations") or ()),
+            programs=tuple(programs) if programs else None)
 
 
 @dataclass(frozen=True)
@@ -99,16 +123,25 @@ class Catalog:
     package: str
     version: str
     flags: dict[str, FlagSpec]
-    env: dict[str, dict]
+    env: dict[str, dict]  # what the release reads: its registry, and env_read of flag-bounds.yaml
     allow_abbrev: bool = True
+    programs: tuple[str, ...] = ()
+    # name -> what the release does with it, in the words of its deprecation warning
+    deprecated_env: dict[str, str] = field(default_factory=dict)
+    # flag -> (the flag its value must stay below, what the two mean together)
+    below: dict[str, tuple[str, str]] = field(default_factory=dict)
     _names: dict[str, tuple[FlagSpec, str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, path: Path, source: str) -> "Catalog":
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        path = Path(path)
+        data = json.loads(path.read_text(encoding="utf-8"))
         flags = {f["name"]: FlagSpec.from_json(f, source) for f in data["flags"]}
         env = {e["name"]: e for e in data.get("env", [])}
-        cat = cls(data["package"], data["version"], flags, env, bool(data.get("allow_abbrev", True)))
+        cat = cls(data["package"], data["version"], flags, env,
+                  bool(data.get("allow_abbrev", True)), tuple(data.get("programs") or ()))
+        if env:  # a release with an env registry has a deprecated set too; the history holds it
+            cat.deprecated_env = _deprecated_env(path.with_name(HISTORY), cat)
         cat._index()
         return cat
 
@@ -136,7 +169,8 @@ class Catalog:
 
     @cached_property
     def sorted_names(self) -> tuple[str, ...]:
-        return tuple(sorted(self._names))
+        # a flag one program takes out before argparse runs is matched by its full name only
+        return tuple(sorted(n for n, (spec, _) in self._names.items() if spec.programs is None))
 
     def lookup(self, written: str) -> Lookup:
         hit = self._names.get(written)
@@ -158,6 +192,98 @@ class Catalog:
     def canonical(self, written: str) -> str | None:
         hit = self._names.get(written)
         return hit[0].name if hit else None
+
+    def stock_read(self, name: str) -> str | None:
+        """How the release reads environment variable ``name`` (words that follow "read"),
+        or None if it does not."""
+        if name in self.deprecated_env:
+            return "to warn that it is deprecated"
+        entry = self.env.get(name)
+        if entry is None:
+            return None
+        if "read" in entry:
+            return f"straight from the environment ({entry['read']})"
+        return "through its environment registry"
+
+    def below_problems(self, given: dict[str, tuple[str, ...]]) -> list[tuple[str, str, str]]:
+        """(flag, the flag it must stay below, why) for each ``below`` pair that the flags
+        ``given`` (full name -> values, each sound for its flag) break; a flag left out counts
+        with its default, a placeholder is never judged."""
+        out = []
+        for name, (other, means) in self.below.items():
+            value = _one_number(self.flags[name], given.get(name))
+            absent = other not in given
+            default = self.flags[other].default
+            limit = (default if isinstance(default, (int, float)) and not isinstance(default, bool)
+                     else None) if absent else _one_number(self.flags[other], given[other])
+            if value is None or limit is None or value < limit:
+                continue
+            shown = f"{limit}, its default" if absent else given[other][0]
+            out.append((name, other, f"{name} {given[name][0]}: must be less than {other} "
+                                     f"({shown}): {means}"))
+        return out
+
+    def spec_under_env(self, spec: FlagSpec, env: dict[str, str]) -> FlagSpec:
+        """``spec`` with the choices that ``env`` adds (a variable set to a true value)."""
+        added = tuple(choice for choice, var in spec.env_choices
+                      if var in env and (is_placeholder(env[var])
+                                         or env[var].lower() in _ENV_TRUE))
+        return _with_choices(spec, added) if added else spec
+
+
+@lru_cache(maxsize=256)
+def _with_choices(spec: FlagSpec, added: tuple[str, ...]) -> FlagSpec:
+    return replace(spec, choices=(spec.choices or ()) + added)
+
+
+def _deprecated_env(path: Path, catalog: Catalog) -> dict[str, str]:
+    """The release's deprecated variables (``env_deprecated`` of the history at its version)
+    and the old names its registry still reads under a new one (``deprecated_alias``)."""
+    try:
+        history = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read {path.name}, which holds the release's deprecated "
+                         f"environment variables ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path.name} is not valid JSON ({exc.msg} at line {exc.lineno})") \
+            from None
+    package = history["packages"][catalog.package]
+    order = [r["version"] for r in package["releases"]]
+    if catalog.version not in order:
+        raise ValueError(f"{path.name} has no {catalog.package} {catalog.version} "
+                         f"(its releases: {', '.join(order)})")
+    at = order.index(catalog.version)
+    where = f"{catalog.package} {catalog.version}"
+    out: dict[str, str] = {}
+    for name, item in package.get("env_deprecated", {}).items():
+        if not _covers(item["in"], order, at):
+            continue
+        facts = dict(item["facts"])
+        for key, spans in item.get("changes", {}).items():
+            facts[key] = next(value for span, value in spans if _covers([span], order, at))
+        replacement, note = facts.get("replacement"), facts.get("note")
+        if replacement:
+            how = _TRANSFORMS.get(facts.get("transform"), facts.get("transform"))
+            text = (f"{where} warns at start and hands its value to {replacement}"
+                    + (f" ({how})" if how else "") + f"; set {replacement} instead")
+        else:
+            text = f"{where} warns at start and ignores it"
+        out[name] = text + (f". {note}" if note else "")
+    for entry in catalog.env.values():
+        old = entry.get("deprecated_alias")
+        if old:
+            out[old] = (f"{where} reads it only while {entry['name']} is unset, with a "
+                        f"deprecation warning; set {entry['name']} instead")
+    return out
+
+
+def _covers(ranges: list[str], order: list[str], at: int) -> bool:
+    """Whether release ``order[at]`` is in one of the history's ranges (``A..B``, inclusive)."""
+    for text in ranges:
+        first, _, last = text.partition("..")
+        if order.index(first) <= at <= order.index(last or first):
+            return True
+    return False
 
 
 def is_placeholder(value: str) -> bool:
@@ -195,10 +321,19 @@ def value_problem(spec: FlagSpec, values: tuple[str, ...]) -> str | None:
     return None
 
 
+def _one_number(spec: FlagSpec, values: tuple[str, ...] | None) -> int | float | None:
+    """The flag's one value as its type reads it; None when absent or a placeholder."""
+    if not values or len(values) != 1 or is_placeholder(values[0]):
+        return None
+    return _number(spec.type, values[0])
+
+
 def _type_problem(kind: str, v: str) -> str | None:
     if kind in NUMERIC_TYPES:
         try:
             number = _number(kind, v)
+        except _SizeError as exc:
+            return str(exc)
         except ValueError:
             return {"int": f"'{v}' is not an integer", "float": f"'{v}' is not a number",
                     "human_readable_int": f"'{v}' is not a size like 65536, 128k or 1Mi"}[kind]
@@ -221,23 +356,35 @@ def _number(kind: str, v: str) -> int | float:
         if m:
             number, suffix = m.groups()
             if suffix.endswith("i"):
-                return int(number) * _MULTIPLIER[suffix]  # a decimal IEC size is refused here
+                if "." in number:  # SGLang's own hint for Ki says '1.5K', which it refuses
+                    raise _SizeError(f"'{v}' has a decimal with an IEC suffix, which SGLang "
+                                     f"refuses: write an integer IEC size such as "
+                                     f"'{int(Decimal(number))}{suffix}' or an SI size such as "
+                                     f"'{number}{suffix[0].replace('K', 'k')}'")
+                return int(number) * _MULTIPLIER[suffix]
             return int(Decimal(number) * _MULTIPLIER[suffix])
     return int(v)
 
 
 # --- flag-bounds.yaml --------------------------------------------------------------------------
 
-_KIND_FIELDS = ("means", "min", "above", "max")
+_KIND_FIELDS = ("means", "min", "above", "max", "also")
+_FACTS = ("below", "env_choices", "env_read")  # the optional sections, one reader each below
+
+
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) \
+        and not (isinstance(value, float) and not math.isfinite(value))
 
 
 def load_bounds(doc: Marked, catalogs: dict[str, Catalog]) -> list[Problem]:
-    """Give the catalogs' specs the bounds ``doc`` lists; every mistake with its place. The
-    catalogs are keyed by package name (``sglang``, ``sglang-router``)."""
+    """Give the catalogs' specs the bounds and facts ``doc`` lists; every mistake with its
+    place. The catalogs are keyed by package name (``sglang``, ``sglang-router``)."""
     data = doc.data
-    if not isinstance(data, dict) or set(data) != {"kinds", "flags"}:
-        return [doc.problem((), "a bounds file is a mapping with exactly the keys 'kinds' "
-                                "and 'flags'")]
+    if not isinstance(data, dict) or not {"kinds", "flags"} <= set(data) \
+            or set(data) - {"kinds", "flags", *_FACTS}:
+        return [doc.problem((), "a bounds file is a mapping with the keys 'kinds' and 'flags', "
+                                f"and optionally {', '.join(repr(k) for k in _FACTS)}")]
     problems: list[Problem] = []
     declared = data["kinds"] if isinstance(data["kinds"], dict) else {}
     if not isinstance(data["kinds"], dict):
@@ -262,7 +409,95 @@ def load_bounds(doc: Marked, catalogs: dict[str, Catalog]) -> list[Problem]:
                                         "of flag names"))
         else:
             problems += _catalog_bounds(doc, catalog, package, by_kind, kinds, declared)
+    readers = {"below": _below, "env_choices": _env_choices, "env_read": _env_read}
+    for section in _FACTS:
+        given = data.get(section, {})
+        if not isinstance(given, dict):
+            problems.append(doc.problem((section,), f"'{section}' maps a catalog's package name "
+                                        "to its entries"))
+            continue
+        for package, entries in given.items():
+            catalog = catalogs.get(package)
+            where = (section, package)
+            if catalog is None:
+                problems.append(doc.problem(where, f"'{package}' is not a flag catalog "
+                                            f"({choices_hint(str(package), catalogs)})"))
+            elif not isinstance(entries, dict):
+                problems.append(doc.problem(where, f"'{package}' maps a name to its entry"))
+            else:
+                for name, entry in entries.items():
+                    found = readers[section](catalog, name, entry)
+                    if found:
+                        problems.append(doc.problem(where + (name, *found[0]), found[1]))
+    for catalog in catalogs.values():  # env_choices replaced specs
+        catalog._index()
     return problems
+
+
+def _flag_problem(catalog: Catalog, name: Any, numeric: bool = False) -> str | None:
+    spec = catalog.flags.get(name) if isinstance(name, str) else None
+    if spec is None:
+        return (f"'{name}' is not a flag of {catalog.package} {catalog.version} "
+                f"({choices_hint(str(name), catalog.flags)})")
+    if numeric and spec.type not in NUMERIC_TYPES:
+        return f"{name} takes {spec.type} values, not numbers"
+    return None
+
+
+def _below(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+    """``flag: {flag: other, means: …}``: the value must be less than the other flag's."""
+    bad = _flag_problem(catalog, name, numeric=True)
+    if bad:
+        return (), bad
+    if not isinstance(entry, dict) or set(entry) != {"flag", "means"}:
+        return (), f"{name}: give the entry as {{flag: the flag it stays below, means: why}}"
+    other, means = entry["flag"], entry["means"]
+    bad = _flag_problem(catalog, other, numeric=True) or (
+        f"{name} cannot be bounded by itself" if other == name else None)
+    if bad:
+        return ("flag",), bad
+    if not isinstance(means, str) or not means.strip():
+        return ("means",), f"{name}: 'means' says why the value stays below {other}"
+    catalog.below[name] = (other, means.strip())
+    return None
+
+
+def _env_choices(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+    """``flag: {choice: VARIABLE}``: argparse offers the choice while the variable is true."""
+    bad = _flag_problem(catalog, name)
+    if bad:
+        return (), bad
+    spec = catalog.flags[name]
+    if not spec.choices:
+        return (), f"{name} has no choices to add to"
+    if not isinstance(entry, dict) or not entry:
+        return (), f"{name}: give the choices it gains as {{choice: the variable that adds it}}"
+    for choice, var in entry.items():
+        if choice in spec.choices:
+            return (choice,), f"'{choice}' is already a choice of {name}; delete it"
+        registered = catalog.env.get(var) if isinstance(var, str) else None
+        if registered is None or "read" in registered:
+            return (choice,), (f"'{var}' is not in the environment registry of "
+                               f"{catalog.package} {catalog.version} "
+                               f"({choices_hint(str(var), catalog.env)})")
+        if registered.get("type") != "Bool":
+            return (choice,), (f"{var} holds {registered.get('type')} values; only a Bool "
+                               "variable adds a choice")
+    catalog.flags[name] = replace(spec, env_choices=tuple(entry.items()))
+    return None
+
+
+def _env_read(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+    """``VARIABLE: where the release reads it``: read outside the registry, so not in it."""
+    where = f"{catalog.package} {catalog.version}"
+    if name in catalog.env:
+        return (), f"{name} is in the environment registry of {where} already; delete it here"
+    if name in catalog.deprecated_env:
+        return (), f"{name} is in the deprecated set of {where}; delete it here"
+    if not isinstance(entry, str) or not entry.strip():
+        return (), f"{name}: say where {where} reads it (file and call)"
+    catalog.env[name] = {"name": name, "read": entry.strip()}
+    return None
 
 
 def _catalog_bounds(doc: Marked, catalog: Catalog, package, by_kind: dict, kinds: dict,
@@ -282,9 +517,7 @@ def _catalog_bounds(doc: Marked, catalog: Catalog, package, by_kind: dict, kinds
         for i, name in enumerate(names):
             spec = catalog.flags.get(name) if isinstance(name, str) else None
             if spec is None:
-                problems.append(doc.problem(where + (i,), f"'{name}' is not a flag of "
-                                            f"{catalog.package} {catalog.version} "
-                                            f"({choices_hint(str(name), catalog.flags)})"))
+                problems.append(doc.problem(where + (i,), _flag_problem(catalog, name)))
             elif spec.type not in NUMERIC_TYPES:
                 problems.append(doc.problem(where + (i,), f"{name} takes {spec.type} values, so "
                                             "it has no numeric bound"))
@@ -317,9 +550,11 @@ def _bound_of(fields: Any) -> tuple[Bound | None, str | None]:
         return None, "'means' names what such a value is (a count, a port …)"
     numbers = {k: fields[k] for k in ("min", "above", "max") if k in fields}
     for key, value in numbers.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or (isinstance(value, float) and not math.isfinite(value)):
+        if not _is_number(value):
             return None, f"'{key}' must be a finite number (got {value!r})"
+    also = fields.get("also", [])
+    if not isinstance(also, list) or not all(_is_number(v) for v in also):
+        return None, f"'also' lists the finite numbers allowed outside the bound (got {also!r})"
     if not numbers:
         return None, "give at least one of 'min', 'above' and 'max'"
     if "min" in numbers and "above" in numbers:
@@ -328,4 +563,4 @@ def _bound_of(fields: Any) -> tuple[Bound | None, str | None]:
     if low is not None and "max" in numbers and not (
             low < numbers["max"] or ("min" in numbers and low == numbers["max"])):
         return None, f"no value satisfies the bound (lower {low}, max {numbers['max']})"
-    return Bound(means.strip(), **numbers), None
+    return Bound(means.strip(), **numbers, also=tuple(also)), None

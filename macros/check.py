@@ -3,13 +3,15 @@
 Owns reading shell text as bash reads it (quotes, escapes, continuations, comments, control
 operators, redirections, here-documents, env prefixes) in one linear pass, reporting what bash
 reads differently from how it looks (CRLF, a ``\\`` before trailing spaces, a comment inside a
-continued command, a BOM); finding the ``sglang serve``, ``python3 -m sglang.launch_server`` and
-``python3 -m sglang_router.launch_router`` commands in it; the catalog findings (unknown,
-abbreviated, deprecated flags, bad values, unknown env vars, less what the model's branch reads:
-``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the one a
-command's --model-path serves, with a warning where none can be told) and running them in
-context. Generated commands are checked by the same ``check_state`` so the CLI, the
-build and the docs tests agree. Must not run or expand anything: ``$(…)`` stays text.
+continued command, a BOM) and a command sent to the background with ``&``; finding the
+``sglang serve``, ``python3 -m sglang.launch_server`` and ``python3 -m sglang_router.launch_router``
+commands in it; the catalog findings, judged per program as argparse would (unknown, abbreviated,
+deprecated flags, flags only another program reads, bad values with the choices the command's
+env adds, words no flag takes, deprecated and unknown env vars, less what the model's branch
+reads: ``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the
+one a command's --model-path serves, with a warning where none can be told) and running them in
+context. Generated commands are checked by the same ``check_state`` so the CLI, the build and
+the docs tests agree. Must not run or expand anything: ``$(…)`` stays text.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from .errors import choices_hint
 from .results import Diagnostic, TextRef
 from .schema import Cell, Severity
 
-SERVER_PROGRAMS = (("sglang", "serve"), ("-m", "sglang.launch_server"))
-ROUTER_PROGRAMS = (("-m", "sglang_router.launch_router"),)
+# The words that start each program, and the name the flag catalogs give it ("programs").
+SERVER_PROGRAMS = {("sglang", "serve"): "sglang serve",
+                   ("-m", "sglang.launch_server"): "python3 -m sglang.launch_server"}
+ROUTER_PROGRAMS = {("-m", "sglang_router.launch_router"): "python3 -m sglang_router.launch_router"}
 
 
 @dataclass
@@ -35,13 +39,16 @@ class Command:
 
     program: str  # server | router
     line: int
+    entry: str = "sglang serve"  # the program as the catalog names it
     env: list[tuple[str, str]] = field(default_factory=list)
     flags: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    positionals: list[str] = field(default_factory=list)
+    # (word, the flag before it, its line): words argparse would refuse
+    positionals: list[tuple[str, str | None, int]] = field(default_factory=list)
     model: str | None = None
     text: str = ""
     positional_model: bool = False
     flag_lines: dict[str, int] = field(default_factory=dict)
+    background: bool = False  # ended by '&'
 
 
 @dataclass
@@ -77,6 +84,7 @@ class _Logical:
     line: int
     text: str
     commands: list[list[Word]]  # simple commands, split at control operators
+    background: list[bool]  # of each command: whether '&' ends it
 
 
 @dataclass
@@ -129,6 +137,12 @@ _NEXT_IS_FLAG = re.compile(r"[ \t]*-")
 _JOIN = re.compile(r"\\[ \t]*\n")
 _CR_END = re.compile(r"\r(?=\n|\Z)")
 _CLOSER = {"$(": ")", "<(": ")", ">(": ")", "${": "}", "`": "`"}
+# A reader copying a recipe gets a server that stops with the terminal and a next command that
+# runs before the server listens: bash runs it, so a warning, not an error.
+_BACKGROUND = ("'&' runs this command in the background: the shell goes on at once, so the next "
+               "command runs before it listens, and it stops when the terminal closes; run it in "
+               "a terminal of its own, or under nohup with its output in a log, and wait until "
+               "its /health endpoint answers")
 
 
 def _ansi(body: str) -> str:
@@ -185,6 +199,7 @@ class _Scanner:
         self.lines: list[_Logical] = []
         self.problems: list[tuple[int, str, str]] = []
         self.commands: list[list[Word]] = [[]]
+        self.background: list[bool] = [False]
         self.parts: list[str] | None = None  # the word being read
         self.word_line = self.word_start = 0
         self.start: int | None = None  # where the current line's first token starts
@@ -287,7 +302,9 @@ class _Scanner:
         self.end = self.pos + len(chunk)
         self.at_line_start = False
         if kind == "op":
+            self.background[-1] = chunk == "&"
             self.commands.append([])
+            self.background.append(False)
         elif not (chunk[-1].isdigit() or chunk[-1] == "-"):  # `>&2` and `>&-` are complete
             self.redirect = chunk
 
@@ -317,8 +334,10 @@ class _Scanner:
             raise ParseError(self.line, f"the redirection '{self.redirect}' names no file")
         if self.start is not None:
             text = _JOIN.sub(" ", self.text[self.start:self.end])
-            self.lines.append(_Logical(self.start_line, text, [c for c in self.commands if c]))
-        self.commands, self.start = [[]], None
+            kept = [i for i, c in enumerate(self.commands) if c]
+            self.lines.append(_Logical(self.start_line, text, [self.commands[i] for i in kept],
+                                       [self.background[i] for i in kept]))
+        self.commands, self.background, self.start = [[]], [False], None
 
     def skip_heredocs(self) -> None:
         text, n = self.text, len(self.text)
@@ -355,14 +374,15 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
     return [(logical.line, logical.text) for logical in _scan(text).lines]
 
 
-def _program_at(words: list[str]) -> tuple[str, int, bool] | None:
-    """(program, index of its first argument, takes a positional model) or None."""
+def _program_at(words: list[str]) -> tuple[str, str, int, bool] | None:
+    """(program, its catalog name, index of its first argument, takes a positional model) or
+    None."""
     for i in range(len(words) - 1):
         pair = (words[i], words[i + 1])
         if pair in SERVER_PROGRAMS:
-            return "server", i + 2, pair == ("sglang", "serve")
+            return "server", SERVER_PROGRAMS[pair], i + 2, pair == ("sglang", "serve")
         if pair in ROUTER_PROGRAMS:
-            return "router", i + 2, False
+            return "router", ROUTER_PROGRAMS[pair], i + 2, False
     return None
 
 
@@ -384,9 +404,9 @@ def _commands(lines: list[_Logical], catalogs: dict[str, Catalog]) -> list[Comma
                                      "own: the line above does not end with '\\', so the shell "
                                      "would run this as a separate command")
                 continue
-            program, start, positional_model = found
-            cmd = Command(program, words[0].line, text=logical.text,
-                          positional_model=positional_model)
+            program, entry, start, positional_model = found
+            cmd = Command(program, words[0].line, entry, text=logical.text,
+                          positional_model=positional_model, background=logical.background[k])
             head = words[:start - 2]
             # env assignments directly in front of the program (or of 'python3 -m')
             while head and head[-1].text in ("python", "python3", "env"):
@@ -408,14 +428,16 @@ def _parse_args(cmd: Command, words: list[Word], catalog: Catalog) -> None:
     """Flags and their values as argparse groups them; each flag's line (by the name written
     and by the full name) is kept for precise messages."""
     i = 0
+    argparse_flags = 0  # the program takes flags of its own out before argparse sees the rest
     while i < len(words):
         w = words[i].text
         if not w.startswith("-") or w == "-":
-            if cmd.positional_model and not cmd.flags and not cmd.positionals \
+            if cmd.positional_model and not argparse_flags and not cmd.positionals \
                     and cmd.model is None:
                 cmd.model = w  # `sglang serve <model>`
             else:
-                cmd.positionals.append(w)
+                cmd.positionals.append((w, cmd.flags[-1][0] if cmd.flags else None,
+                                        words[i].line))
             i += 1
             continue
         name, eq, inline = w.partition("=")
@@ -423,6 +445,8 @@ def _parse_args(cmd: Command, words: list[Word], catalog: Catalog) -> None:
         cmd.flag_lines.setdefault(name, words[i].line)
         if spec is not None:
             cmd.flag_lines.setdefault(spec.name, words[i].line)
+        if spec is None or not spec.programs or cmd.entry not in spec.programs:
+            argparse_flags += 1
         values: list[str] = [inline] if eq else []
         i += 1
         if eq:
@@ -445,14 +469,24 @@ def _parse_args(cmd: Command, words: list[Word], catalog: Catalog) -> None:
 def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
                      branch_values: dict[str, dict[str, str | None]] | None = None
                      ) -> list[Finding]:
-    """What the pinned catalog says of a command: ``env_known`` and ``branch_values`` are what
-    the model's branch reads beyond it (``model_env``, ``model_values``)."""
+    """What the pinned catalog says of a command, as its program (``cmd.entry``) parses it
+    with the command's env: ``env_known`` and ``branch_values`` are what the model's branch
+    reads beyond it (``model_env``, ``model_values``)."""
     out: list[Finding] = []
     seen: dict[str, str] = {}
+    given: dict[str, tuple[str, ...]] = {}  # the values of each flag whose values are sound
     hints: dict[str, str] = {}  # a suggestion compares with every flag: once per unknown name
+    env = dict(cmd.env)
     for name, values in cmd.flags:
         hit = catalog.lookup(name)
         spec = hit.spec
+        if spec is not None and spec.programs and cmd.entry not in spec.programs:
+            out.append(Finding(Severity.error, "catalog.unknown-flag",
+                               f"unknown flag {name} for {cmd.entry}: only "
+                               f"{' and '.join(spec.programs)} reads it, before argparse runs, "
+                               "so argparse refuses it here", [name],
+                               text_id="catalog.unknown-flag", fields={"flag": name}))
+            continue
         if hit.kind == "unknown":
             if name not in hints:
                 hints[name] = choices_hint(name, catalog.flags)
@@ -479,27 +513,41 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
                                f"{spec.name} is deprecated: {why}", [spec.name],
                                text_id="catalog.deprecated-flag",
                                fields={"flag": spec.name, "why": why}))
-        problem = branch_value_problem(spec, values, branch_values or {}) \
+        judged = catalog.spec_under_env(spec, env)
+        problem = branch_value_problem(judged, values, branch_values or {}) \
             if not (hit.kind == "negated" and not values) else None
+        locked = [(v, var) for v, var in spec.env_choices
+                  if v in values and v not in (judged.choices or ())]
+        if problem and locked:
+            problem += "".join(f"; {catalog.package} {catalog.version} adds '{v}' while {var} "
+                               "is set to 1" for v, var in locked)
         if problem:
             out.append(Finding(Severity.error, "catalog.bad-value", problem, [spec.name],
                                text_id="catalog.bad-value", fields={"problem": problem}))
+        else:
+            given[spec.name] = values
         if spec.name in seen and spec.nargs not in ("+", "*") and not _is_append(spec):
             out.append(Finding(Severity.warning, "catalog.repeated-flag",
                                f"{spec.name} is given twice; the last one wins", [spec.name],
                                text_id="catalog.repeated-flag", fields={"flag": spec.name}))
         seen[spec.name] = name
-    if cmd.program == "server":
-        if "--model-path" not in seen and cmd.model is None:
-            out.append(Finding(Severity.error, "catalog.missing-model",
-                               "the command names no model (--model-path)", ["--model-path"],
-                               text_id="catalog.missing-model"))
-        for word in cmd.positionals:
-            out.append(Finding(Severity.error, "catalog.stray-word",
-                               f"unexpected word '{word}' (not a flag or a flag's value)", [],
-                               text_id="catalog.stray-word", fields={"word": word}))
+    for name, other, problem in catalog.below_problems(given):
+        out.append(Finding(Severity.error, "catalog.bad-value", problem, [name, other],
+                           text_id="catalog.bad-value", fields={"problem": problem}))
+    if cmd.program == "server" and "--model-path" not in seen and cmd.model is None:
+        out.append(Finding(Severity.error, "catalog.missing-model",
+                           "the command names no model (--model-path)", ["--model-path"],
+                           text_id="catalog.missing-model"))
+    for word, before, line in cmd.positionals:  # neither program takes positional arguments
+        out.append(Finding(Severity.error, "catalog.stray-word", _stray(word, before, catalog),
+                           [], line, text_id="catalog.stray-word", fields={"word": word}))
     for name, _ in cmd.env:
-        if name.startswith("SGLANG_") and name not in catalog.env and name not in env_known:
+        if name in catalog.deprecated_env:
+            why = catalog.deprecated_env[name]
+            out.append(Finding(Severity.warning, "catalog.deprecated-env",
+                               f"{name} is deprecated: {why}", [name],
+                               text_id="catalog.deprecated-env", fields={"env": name, "why": why}))
+        elif name.startswith("SGLANG_") and name not in catalog.env and name not in env_known:
             out.append(Finding(Severity.warning, "catalog.unknown-env",
                                f"{name} is not in {catalog.package} {catalog.version}'s "
                                f"environment registry", [name],
@@ -509,6 +557,17 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
 
 def _is_append(spec) -> bool:
     return spec.action == "append"
+
+
+def _stray(word: str, before: str | None, catalog: Catalog) -> str:
+    """Why argparse refuses ``word``: the flag in front of it took all the values it takes."""
+    spec = catalog.lookup(before).spec if before is not None else None
+    if spec is None or (spec.takes_value and spec.nargs not in (None, 1, "?")):
+        return f"unexpected word '{word}' (not a flag or a flag's value)"
+    takes = "no value" if not spec.takes_value else \
+        "at most one value" if spec.nargs == "?" else "one value"
+    return (f"unexpected word '{word}': {before} takes {takes}, so argparse refuses '{word}' as "
+            "an unrecognized argument")
 
 
 class _CheckContext:
@@ -628,7 +687,7 @@ def _pd_context(model: Model, mode: str | None, match: dict[str, str]) -> dict[s
 
 
 def model_env(model: Model | None) -> set[str]:
-    """SGLANG_* variables the model's recipes read that the pinned registry does not list."""
+    """SGLANG_* variables the model's branch reads that the pinned release does not read."""
     return set() if model is None else set(model.info.branch_env)
 
 
@@ -675,6 +734,9 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         found = catalog_findings(cmd, catalog, model_env(model) if server else set(),
                                  model_values(model) if server else {})
         found += unsure.get(i, [])
+        if cmd.background:
+            found.append(Finding(Severity.warning, "check.background", _BACKGROUND, [],
+                                 cmd.line))
         env = dict(cmd.env)
         bootstrap = server_bootstrap if server_bootstrap is not None or model is None \
             or model.info.pd is None else str(model.info.pd.bootstrap_port)

@@ -429,6 +429,7 @@ class _Validator:
     def run(self) -> None:
         m = self.m
         self._model_file()
+        self._branch_env()
         self._branch_values()
         self._axes()
         self._cells()
@@ -722,6 +723,22 @@ class _Validator:
                 f"platform there first{then}")
 
     # -- files
+    def _branch_env(self) -> None:
+        """Each branch_env entry is a variable the pinned release does not read, and says who
+        does: one the release reads is no branch's, and the checker judges it as the release
+        does (a deprecated one warns)."""
+        d, catalog = "model", self.catalog
+        for name, reader in self.m.info.branch_env.items():
+            p = ("branch_env", name)
+            how = catalog.stock_read(name)
+            if how is not None:
+                self.out.add(self.docs[d], p, f"{name} is read by stock {catalog.package} "
+                             f"{catalog.version} {how}, so it is not branch-only; delete it "
+                             "from branch_env")
+            elif not reader.strip():
+                self.out.add(self.docs[d], p, f"branch_env {name} gives no reader: say which "
+                             "branch or image reads it")
+
     def _branch_values(self) -> None:
         """Each branch value extends a flag the pinned catalog has, which refuses the value,
         and says who reads it: anything else would let a typo through as a branch value."""

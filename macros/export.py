@@ -76,6 +76,8 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
     for t in model.rules.transforms:
         env_names |= {e.split("=", 1)[0] for e in t.env}
     registered = sorted(n for n in env_names if n in db.catalog.env)
+    deprecated = {n: db.catalog.deprecated_env[n] for n in sorted(env_names)
+                  if n in db.catalog.deprecated_env}
     platforms = [db.platforms[h].model_dump(mode="json") for h in model.info.hardware]
     used: set[str] = set()
     for part in (info, cells, axes, rules):
@@ -93,6 +95,6 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "axes": axes,
         "rules": rules,
         "catalog": {"package": db.catalog.package, "version": db.catalog.version,
-                    "flags": catalog, "env": registered},
+                    "flags": catalog, "env": registered, "env_deprecated": deprecated},
         "text": text,
     }

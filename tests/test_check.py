@@ -115,6 +115,56 @@ def test_deprecated_dp_attention_flag_warns_with_the_replacement(db):
 def test_boolean_flag_given_a_value_is_an_error(db):
     [e] = errors(db, "sglang serve --model-path m --enable-dp-attention true")
     assert e.rule == "catalog.stray-word"
+    assert e.message == ("unexpected word 'true': --enable-dp-attention takes no value, so "
+                         "argparse refuses 'true' as an unrecognized argument")
+
+
+def test_model_type_is_an_unknown_flag_for_launch_server_which_never_strips_it(db):
+    [e] = errors(db, "python3 -m sglang.launch_server --model-path m --model-type llm")
+    assert (e.rule, e.flags) == ("catalog.unknown-flag", ["--model-type"])
+    assert e.message == ("unknown flag --model-type for python3 -m sglang.launch_server: only "
+                         "sglang serve reads it, before argparse runs, so argparse refuses it "
+                         "here")
+
+
+def test_model_type_is_read_by_sglang_serve(db):
+    assert findings(db, "sglang serve --model-path m --model-type llm") == []
+
+
+def test_sglang_serve_takes_the_positional_model_after_model_type(db):
+    """serve takes --model-type out of the words before it looks for a positional model."""
+    assert findings(db, "sglang serve --model-type llm m --tp-size 8") == []
+
+
+def test_model_type_is_no_abbreviation_target(db):
+    [e] = errors(db, "sglang serve --model-path m --model-typ llm")
+    assert (e.rule, e.flags) == ("catalog.unknown-flag", ["--model-typ"])
+
+
+def test_an_extra_word_after_the_routers_decode_url_is_an_unrecognized_argument(db):
+    text = ROUTER.format(port=8998).replace("--decode http://<decode-host>:30100",
+                                            "--decode http://<decode-host>:30100 extra")
+    [e] = errors(db, text)
+    assert (e.rule, e.line) == ("catalog.stray-word", 4)
+    assert e.message == ("unexpected word 'extra': --decode takes one value, so argparse "
+                         "refuses 'extra' as an unrecognized argument")
+
+
+@pytest.mark.parametrize("value", ["1", "true", "YES", "y"])
+def test_token_oracle_sampling_backend_passes_while_its_variable_is_true(db, value):
+    text = (f"SGLANG_KV_CANARY_ENABLE_TOKEN_ORACLE={value} sglang serve --model-path m "
+            "--sampling-backend token_oracle")
+    assert findings(db, text) == []
+
+
+@pytest.mark.parametrize("env", ["", "SGLANG_KV_CANARY_ENABLE_TOKEN_ORACLE=0 "])
+def test_token_oracle_sampling_backend_is_refused_without_its_variable_true(db, env):
+    [e] = errors(db, f"{env}sglang serve --model-path m --sampling-backend token_oracle")
+    assert (e.rule, e.flags) == ("catalog.bad-value", ["--sampling-backend"])
+    assert e.message == ("--sampling-backend token_oracle: 'token_oracle' is not a valid "
+                         "choice (valid: ascend, flashinfer, intel_xpu, pytorch); sglang 0.5.23 "
+                         "adds 'token_oracle' while SGLANG_KV_CANARY_ENABLE_TOKEN_ORACLE is set "
+                         "to 1")
 
 
 def test_unknown_sglang_env_var_warns_but_model_branch_vars_do_not(db):

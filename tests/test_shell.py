@@ -122,8 +122,9 @@ def test_a_mistake_in_the_bounds_file_is_reported_at_its_place(recipes_copy, cas
 
 
 def test_a_recipe_flag_outside_its_bound_is_a_load_error_in_every_model(db, recipes_copy):
-    """-1 is below every bound the file defines; the loader checks recipe flags as the checker
-    checks commands, so the message is the checker's, at the flag's place."""
+    """-2 is below every bound the file defines, and no kind allows it as a sentinel; the loader
+    checks recipe flags as the checker checks commands, so the message is the checker's, at the
+    flag's place."""
     for model in db.models:
         cells = recipes_copy / model / "cells.yaml"
         text = cells.read_text(encoding="utf-8")
@@ -135,12 +136,12 @@ def test_a_recipe_flag_outside_its_bound_is_a_load_error_in_every_model(db, reci
                 break
         assert found is not None, f"{model}: no bounded flag with a number in cells.yaml"
         flag = found.group(2)
-        cells.write_text(text[:found.start(3)] + "-1" + text[found.end(3):], encoding="utf-8")
+        cells.write_text(text[:found.start(3)] + "-2" + text[found.end(3):], encoding="utf-8")
         with pytest.raises(RecipeError) as exc:
             load_database(recipes_copy)
         cells.write_text(text, encoding="utf-8")
         bound = db.catalog.flags[flag].bound
         line = text.count("\n", 0, found.start()) + 1
-        want = (f"recipes/{model}/cells.yaml:{line}:{len(found.group(1)) + 1}: {flag} -1: "
+        want = (f"recipes/{model}/cells.yaml:{line}:{len(found.group(1)) + 1}: {flag} -2: "
                 f"must be {bound.describe()} ({bound.means})")
         assert want in [str(p) for p in exc.value.problems]

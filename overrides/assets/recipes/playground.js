@@ -942,19 +942,25 @@
   }
 
   function describeBound(b) {  // catalog.Bound.describe
-    if (b.min !== null && b.max !== null) return 'from ' + pyStr(b.min) + ' to ' + pyStr(b.max);
-    return [b.min !== null ? 'at least ' + pyStr(b.min) : null,
-            b.above !== null ? 'above ' + pyStr(b.above) : null,
-            b.max !== null ? 'at most ' + pyStr(b.max) : null].filter(Boolean).join(' and ');
+    var text = b.min !== null && b.max !== null ? 'from ' + pyStr(b.min) + ' to ' + pyStr(b.max)
+      : [b.min !== null ? 'at least ' + pyStr(b.min) : null,
+         b.above !== null ? 'above ' + pyStr(b.above) : null,
+         b.max !== null ? 'at most ' + pyStr(b.max) : null].filter(Boolean).join(' and ');
+    return text + list(b.also).map(function (a) { return ' or ' + pyStr(a); }).join('');
   }
 
   function boundProblem(b, n) {  // catalog.Bound.problem
+    if (list(b.also).indexOf(n) >= 0) return null;
     if ((b.min !== null && n < b.min) || (b.above !== null && n <= b.above) || (b.max !== null && n > b.max))
       return 'must be ' + describeBound(b) + ' (' + b.means + ')';
     return null;
   }
 
   function typeProblem(kind, v) {
+    var size = kind === 'human_readable_int' ? HUMAN_INT.exec(v.trim()) : null;
+    if (size && has(IEC, size[2]) && size[1].indexOf('.') >= 0)  // catalog._number's own reason
+      return "'" + v + "' has a decimal with an IEC suffix, which SGLang refuses: write an integer IEC size such as '" +
+        size[1].split('.')[0].replace(/^0+(?=\d)/, '') + size[2] + "' or an SI size such as '" + size[1] + size[2][0].replace('K', 'k') + "'";
     if (kind === 'int' || kind === 'float' || kind === 'human_readable_int') {
       var n = numberOf(kind, v);
       if (n === null) return "'" + v + "' " + { int: 'is not an integer', float: 'is not a number',
@@ -1006,9 +1012,11 @@
       if (problem) out.push(finding('error', 'catalog.bad-value', [name], { problem: problem }));
     });
     if (!has(flags, '--model-path')) out.push(finding('error', 'catalog.missing-model', ['--model-path']));
-    var branch = data.model.branch_env || {};
+    var branch = data.model.branch_env || {}, deprecated = catalog.env_deprecated || {};
     Object.keys(env).forEach(function (name) {
-      if (name.indexOf('SGLANG_') === 0 && catalog.env.indexOf(name) < 0 && !has(branch, name))
+      if (has(deprecated, name))
+        out.push(finding('warning', 'catalog.deprecated-env', [name], { env: name, why: deprecated[name] }));
+      else if (name.indexOf('SGLANG_') === 0 && catalog.env.indexOf(name) < 0 && !has(branch, name))
         out.push(finding('warning', 'catalog.unknown-env', [name], { env: name }));
     });
     var ctx = new CheckContext(st, flags, env);
