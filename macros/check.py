@@ -1,17 +1,16 @@
 """The command checker: shell text → parsed commands → findings (error / warning / info).
 
-Owns reading shell text as bash reads it (quotes, escapes, continuations, comments, control
-operators, redirections, here-documents, env prefixes) in one linear pass, reporting what bash
-reads differently from how it looks (CRLF, a ``\\`` before trailing spaces, a comment inside a
-continued command, a BOM) and a command sent to the background with ``&``; finding the
-``sglang serve``, ``python3 -m sglang.launch_server`` and ``python3 -m sglang_router.launch_router``
-commands in it; the catalog findings, judged per program as argparse would (unknown, abbreviated,
-deprecated flags, flags only another program reads, bad values with the choices the command's
-env adds, words no flag takes, deprecated and unknown env vars, less what the model's branch
-reads: ``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the
-one a command's --model-path serves, with a warning where none can be told) and running them in
+Owns finding the ``sglang serve``, ``python3 -m sglang.launch_server`` and ``python3 -m
+sglang_router.launch_router`` commands in the words ``shell.scan`` reads (with what bash reads
+differently from how it looks as findings, and a command sent to the background with ``&``);
+the catalog findings, judged per program as argparse would (unknown, abbreviated, deprecated
+flags, flags only another program reads, bad values with the choices the command's env adds,
+words no flag takes, deprecated and unknown env vars, less what the model's branch reads:
+``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the one a
+command's --model-path serves, with a warning where none can be told) and running them in
 context. Generated commands are checked by the same ``check_state`` so the CLI, the build and
-the docs tests agree. Must not run or expand anything: ``$(…)`` stays text.
+the docs tests agree. Must not read shell syntax itself (``shell.py``) or run or expand
+anything: ``$(…)`` stays text.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from .database import Database, Model, branch_value_problem, likely_typo
 from .errors import choices_hint
 from .results import Diagnostic, TextRef
 from .schema import Cell, Severity
+from .shell import Logical, ParseError, Word, scan
 
 # The words that start each program, and the name the flag catalogs give it ("programs").
 SERVER_PROGRAMS = {("sglang", "serve"): "sglang serve",
@@ -62,316 +62,10 @@ class Finding:
     fields: dict[str, str] = field(default_factory=dict)
 
 
-class ParseError(ValueError):
-    def __init__(self, line: int, message: str):
-        super().__init__(message)
-        self.line = line
-
-
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One shell word as the program receives it (quotes and escapes removed)."""
-
-    text: str
-    line: int  # the physical line it starts on
-    assignment: bool = False  # NAME=value with a plain NAME: an environment prefix
-
-
-@dataclass
-class _Logical:
-    """One line of shell input as bash reads it: up to an unescaped, unquoted newline."""
-
-    line: int
-    text: str
-    commands: list[list[Word]]  # simple commands, split at control operators
-    background: list[bool]  # of each command: whether '&' ends it
-
-
-@dataclass
-class _Scan:
-    lines: list[_Logical]
-    problems: list[tuple[int, str, str]]  # (line, rule, message): bash would run it otherwise
-
-
-_BOM = ("parse.bom", "the text starts with a byte-order mark (U+FEFF): bash reads it as part "
-        "of the first word; save the text without it")
-_CRLF = ("parse.crlf", "the line ends with a carriage return (Windows CRLF line ends): bash "
-         "keeps '\\r' in the last word, so '8\\r' is not '8' and a '\\' before it does not "
-         "continue the command; save the text with LF line ends")
-_SPACED = ("parse.backslash-space", "'\\' is followed by spaces, so the shell ends the command "
-           "here; delete the spaces after it")
-_COMMENT_LINE = ("parse.comment-in-command", "a comment line inside a continued command ends "
-                 "it: the shell runs the lines below as a separate command; move the comment "
-                 "above the command")
-_COMMENT_END = ("parse.comment-in-command", "the '\\' at the end of this line is part of the "
-                "comment, so the shell ends the command here; move the comment above the "
-                "command")
-
-# Bash's lexical classes; possessive repeats keep a long quoted value from costing memory.
-# `<name>` is a placeholder the reader fills in (`--node-rank <rank>`), printed unquoted on
-# purpose, so it is word text here although bash would read a redirection.
-_TOKEN = re.compile(r"""
-    (?P<blank>[ \t]+)
-  | (?P<plain>[^ \t\n'"\\\#;&|()<>$`]+)
-  | (?P<newline>\n)
-  | (?P<cont>\\\n)
-  | (?P<spaced>\\[ \t]+\n)
-  | (?P<escape>\\.?)
-  | (?P<squote>'[^']*')
-  | (?P<ansi>\$'[^'\\]*+(?:\\.[^'\\]*+)*+')
-  | (?P<dquote>"[^"\\]*+(?:\\.[^"\\]*+)*+")
-  | (?P<subst>\$\(|\$\{|`|[<>]\()
-  | (?P<dollar>\$)
-  | (?P<hash>\#)
-  | (?P<placeholder><[^<>\s'"`$\\;&|()]+>)
-  | (?P<redirect>&>>?|[<>]&[0-9]*-?|>>|>\||<<<|<<-?|<>|[<>])
-  | (?P<op>&&|\|\||;;&?|;&|\|&|[;&|()])
-  | (?P<open>['"])
-""", re.VERBOSE | re.DOTALL)
-_DQUOTE_ESCAPE = re.compile(r"\\([$`\"\\\n])")
-_ANSI_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", re.DOTALL)
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
-         "f": "\f", "v": "\v"}
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_NEXT_IS_FLAG = re.compile(r"[ \t]*-")
-_JOIN = re.compile(r"\\[ \t]*\n")
-_CR_END = re.compile(r"\r(?=\n|\Z)")
-_CLOSER = {"$(": ")", "<(": ")", ">(": ")", "${": "}", "`": "`"}
-# A reader copying a recipe gets a server that stops with the terminal and a next command that
-# runs before the server listens: bash runs it, so a warning, not an error.
 _BACKGROUND = ("'&' runs this command in the background: the shell goes on at once, so the next "
                "command runs before it listens, and it stops when the terminal closes; run it in "
                "a terminal of its own, or under nohup with its output in a log, and wait until "
                "its /health endpoint answers")
-
-
-def _ansi(body: str) -> str:
-    def one(m: re.Match) -> str:
-        code = m.group(1)
-        if code[0] == "x":
-            return chr(int(code[1:], 16))
-        if code[0] in "01234567":
-            return chr(int(code, 8))
-        return _ANSI.get(code, code)
-    return _ANSI_ESCAPE.sub(one, body)
-
-
-def _subst_end(text: str, i: int, close: str) -> int:
-    """The index after the ``close`` that ends a substitution whose body starts at ``i``, or
-    -1. Quotes and escapes inside are skipped; each character is looked at once."""
-    opener = {")": "(", "}": "{"}.get(close)
-    depth, n = 1, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if close == "`":
-            if c == "`":
-                return i + 1
-        elif c == "'":
-            j = text.find("'", i + 1)
-            if j < 0:
-                return -1
-            i = j + 1
-            continue
-        elif c == '"':
-            m = _TOKEN.match(text, i)
-            if m is None or m.lastgroup != "dquote":
-                return -1
-            i = m.end()
-            continue
-        elif c == opener:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
-
-
-class _Scanner:
-    """Reads shell text into lines, simple commands and words, in one pass."""
-
-    def __init__(self, text: str):
-        self.text, self.pos, self.line = text, 0, 1
-        self.lines: list[_Logical] = []
-        self.problems: list[tuple[int, str, str]] = []
-        self.commands: list[list[Word]] = [[]]
-        self.background: list[bool] = [False]
-        self.parts: list[str] | None = None  # the word being read
-        self.word_line = self.word_start = 0
-        self.start: int | None = None  # where the current line's first token starts
-        self.start_line = self.end = 0
-        self.at_line_start = True  # only blanks so far on this physical line
-        self.redirect: str | None = None  # a redirection waiting for its file name
-        self.heredocs: list[tuple[str, bool]] = []
-
-    def report(self, problem: tuple[str, str]) -> None:
-        self.problems.append((self.line, *problem))
-
-    def scan(self) -> _Scan:
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            m = _TOKEN.match(text, self.pos)
-            kind, chunk = m.lastgroup, m.group()
-            if kind == "blank":
-                self.end_word()
-                self.pos = m.end()
-                continue
-            if kind == "newline":
-                self.pos = m.end()
-                self.end_line()
-                self.line += 1
-                self.at_line_start = True
-                self.skip_heredocs()
-                continue
-            if kind in ("cont", "spaced"):
-                if kind == "spaced":
-                    self.report(_SPACED)
-                    self.end_word()  # the author meant a continuation: read it as one
-                self.pos = m.end()
-                self.line += 1
-                self.at_line_start = True
-                continue
-            if kind == "hash" and self.parts is None:
-                self.comment()
-                continue
-            if kind in ("op", "redirect"):
-                self.operator(kind, chunk)
-                self.pos = m.end()
-                continue
-            if kind == "open":
-                raise ParseError(self.line, "cannot split the command into words: the "
-                                 f"{chunk} quote opened here is never closed")
-            self.word_text(kind, chunk, m.end())
-        self.end_line()
-        return _Scan(self.lines, self.problems)
-
-    def word_text(self, kind: str, chunk: str, end: int) -> None:
-        if self.parts is None:
-            self.parts, self.word_line, self.word_start = [], self.line, self.pos
-            self.begin()
-        if kind == "escape":
-            chunk = chunk[1:] or "\\"
-        elif kind == "squote":
-            chunk = chunk[1:-1]
-        elif kind == "dquote":
-            chunk = _DQUOTE_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1),
-                                       chunk[1:-1])
-        elif kind == "ansi":
-            chunk = _ansi(chunk[2:-1])
-        elif kind == "subst":
-            close = _subst_end(self.text, end, _CLOSER[chunk])
-            if close < 0:
-                raise ParseError(self.line, f"cannot split the command into words: the "
-                                 f"'{chunk}' opened here is never closed")
-            end, chunk = close, self.text[self.pos:close]
-        if kind in ("squote", "dquote", "ansi", "subst"):
-            self.line += self.text.count("\n", self.pos, end)
-        self.parts.append(chunk)
-        self.pos = self.end = end
-        self.at_line_start = False
-
-    def begin(self) -> None:
-        if self.start is None:
-            self.start, self.start_line = self.pos, self.line
-
-    def end_word(self) -> None:
-        if self.parts is None:
-            return
-        raw = self.text[self.word_start:self.pos]
-        word = Word("".join(self.parts), self.word_line, bool(_ASSIGNMENT.match(raw)))
-        self.parts = None
-        if self.redirect is None:
-            self.commands[-1].append(word)
-            return
-        if self.redirect in ("<<", "<<-"):
-            self.heredocs.append((word.text, self.redirect == "<<-"))
-        self.redirect = None  # the file name is the redirection's, not the program's
-
-    def operator(self, kind: str, chunk: str) -> None:
-        if kind == "redirect" and self.parts is not None \
-                and self.text[self.word_start:self.pos].isdigit():
-            self.parts = None  # `2>`: the digits name a file descriptor
-        self.end_word()
-        if self.redirect is not None:
-            raise ParseError(self.line, f"the redirection '{self.redirect}' names no file")
-        self.begin()
-        self.end = self.pos + len(chunk)
-        self.at_line_start = False
-        if kind == "op":
-            self.background[-1] = chunk == "&"
-            self.commands.append([])
-            self.background.append(False)
-        elif not (chunk[-1].isdigit() or chunk[-1] == "-"):  # `>&2` and `>&-` are complete
-            self.redirect = chunk
-
-    def comment(self) -> None:
-        text = self.text
-        end = text.find("\n", self.pos)
-        end = len(text) if end < 0 else end
-        problem = None
-        if self.start is not None:  # inside a command
-            continued = text[self.pos:end].rstrip(" \t").endswith("\\")
-            if not self.at_line_start:
-                problem = _COMMENT_END if continued else None
-            elif continued or _NEXT_IS_FLAG.match(text, end + 1):
-                problem = _COMMENT_LINE
-        if problem is None:
-            self.pos = end  # the newline ends the command, as bash has it
-            return
-        self.report(problem)
-        # the author meant the command to go on: read it so, having said that bash does not
-        self.pos = end + 1
-        self.line += 1
-        self.at_line_start = True
-
-    def end_line(self) -> None:
-        self.end_word()
-        if self.redirect is not None:
-            raise ParseError(self.line, f"the redirection '{self.redirect}' names no file")
-        if self.start is not None:
-            text = _JOIN.sub(" ", self.text[self.start:self.end])
-            kept = [i for i, c in enumerate(self.commands) if c]
-            self.lines.append(_Logical(self.start_line, text, [self.commands[i] for i in kept],
-                                       [self.background[i] for i in kept]))
-        self.commands, self.background, self.start = [[]], [False], None
-
-    def skip_heredocs(self) -> None:
-        text, n = self.text, len(self.text)
-        for delimiter, strip_tabs in self.heredocs:
-            while self.pos < n:
-                end = text.find("\n", self.pos)
-                end = n if end < 0 else end
-                body = text[self.pos:end]
-                self.pos = min(end + 1, n)
-                self.line += 1
-                if (body.lstrip("\t") if strip_tabs else body) == delimiter:
-                    break
-        self.heredocs = []
-
-
-def _scan(text: str) -> _Scan:
-    """Bash's reading of ``text``, plus what in it bash reads differently from how it looks.
-    Each such problem is reported once, and the rest is read as its author meant."""
-    problems: list[tuple[int, str, str]] = []
-    if text.startswith("\ufeff"):
-        problems.append((1, *_BOM))
-        text = text[1:]
-    cr = _CR_END.search(text)
-    if cr:
-        problems.append((text.count("\n", 0, cr.start()) + 1, *_CRLF))
-        text = _CR_END.sub("", text)
-    scan = _Scanner(text).scan()
-    scan.problems[:0] = problems
-    return scan
-
-
-def logical_lines(text: str) -> list[tuple[int, str]]:
-    """Each line of shell input with its continuations joined, at its first physical line."""
-    return [(logical.line, logical.text) for logical in _scan(text).lines]
 
 
 def _program_at(words: list[str]) -> tuple[str, str, int, bool] | None:
@@ -390,10 +84,10 @@ def parse(text: str, catalogs: dict[str, Catalog]) -> list[Command]:
     """Every SGLang server or router command in ``text``; other shell commands are ignored.
     A command ends where bash ends it: at a newline or a control operator (``&&``, ``|``, ``;``
     …); redirections (``> log``, ``2>&1``) are not its arguments."""
-    return _commands(_scan(text).lines, catalogs)
+    return _commands(scan(text).lines, catalogs)
 
 
-def _commands(lines: list[_Logical], catalogs: dict[str, Catalog]) -> list[Command]:
+def _commands(lines: list[Logical], catalogs: dict[str, Catalog]) -> list[Command]:
     commands: list[Command] = []
     for logical in lines:
         for k, words in enumerate(logical.commands):
@@ -710,10 +404,10 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         _check_context(db, fixed, context)
     raw: list[Finding] = []
     try:
-        scan = _scan(text)
+        read = scan(text)
         raw = [Finding(Severity.error, rule, message, [], line)
-               for line, rule, message in scan.problems]
-        commands = _commands(scan.lines, catalogs)
+               for line, rule, message in read.problems]
+        commands = _commands(read.lines, catalogs)
     except ParseError as exc:
         return raw + [Finding(Severity.error, "parse.shell", str(exc), [], exc.line)]
     if not commands:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from macros.check import check_text, logical_lines, parse
+from macros.check import check_text, parse
+from macros.shell import logical_lines
 
 GOOD_B300 = """\
 sglang serve \\
