@@ -22,7 +22,7 @@ from typing import Any
 from .conditions import attr as _attr, equalities
 from .catalog import Catalog
 from .database import Database, Model, branch_value_problem, likely_typo
-from .errors import choices_hint
+from .errors import Problem, RecipeError, choices_hint
 from .results import Diagnostic, TextRef
 from .schema import Cell, Severity
 from .shell import Logical, ParseError, Word, scan
@@ -319,7 +319,9 @@ def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Findin
 def check_state(db: Database, model: Model, match, picks, flags, env, cell):
     """Findings for a composed command (called by resolve for every generated command)."""
 
-    ctx = _CheckContext(db, model, match, picks, flags, env, cell, "server", {})
+    # the rules are written in the spelling a migration replaces: read the command back in it
+    ctx = _CheckContext(db, model, match, picks, db.releases.legacy(flags), env, cell, "server",
+                        {})
     cmd = Command("server", 0, env=list(env.items()),
                   flags=[(n, v) for n, v in flags.items()])
     findings = catalog_findings(cmd, db.catalog, model_env(model), model_values(model)) \
@@ -331,7 +333,6 @@ def check_state(db: Database, model: Model, match, picks, flags, env, cell):
 
 def _check_context(db: Database, model: Model, context: dict[str, str]) -> None:
     """A misspelt context would silently switch rules off: refuse it, naming the choices."""
-    from .errors import Problem, RecipeError
 
     problems = []
     for key, value in context.items():
@@ -391,12 +392,13 @@ def model_values(model: Model | None) -> dict[str, dict[str, str | None]]:
 
 
 def check_text(db: Database, text: str, *, model_id: str | None = None,
-               **context: str) -> list[Finding]:
+               sglang: str | None = None, **context: str) -> list[Finding]:
     """Check every command in ``text`` in the given context (cell dimensions and Playground
     settings by id, e.g. ``hw="b300"``); unknown context skips rules that need it. The rules of
     ``model_id`` apply, else those of the only model, else those of the model each command
-    names (``_named_models``)."""
-    catalogs = {"server": db.catalog, "router": db.router_catalog}
+    names (``_named_models``). Server commands are judged as sglang ``sglang`` (a release of
+    the flag history) parses them; the pinned release when it is None."""
+    catalogs = {"server": _release_catalog(db, sglang), "router": db.router_catalog}
     context = {k: v for k, v in context.items() if v is not None}
     fixed = db.model(model_id) if model_id else (next(iter(db.models.values()))
                                                   if len(db.models) == 1 else None)
@@ -444,13 +446,25 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
             if cmd.program == "server":
                 match = _pd_context(model, flags.get("--disaggregation-mode", (None,))[0], match)
             cell = model.cell(match) if all(d in match for d in model.dimensions) else None
-            ctx = _CheckContext(db, model, match, picks, flags, env, cell, cmd.program, extra)
+            rule_flags = db.releases.legacy(flags) if cmd.program == "server" else flags
+            ctx = _CheckContext(db, model, match, picks, rule_flags, env, cell, cmd.program,
+                                extra)
             found += rule_findings(db, model, ctx)
         for f in found:
             lines = [cmd.flag_lines[n] for n in f.flags if n in cmd.flag_lines]
             f.line = f.line or (lines[0] if lines else cmd.line)  # the rule's first flag
         out.extend(found)
     return out
+
+
+def _release_catalog(db: Database, sglang: str | None) -> Catalog:
+    if sglang is None:
+        return db.catalog
+    if sglang not in db.releases.order:
+        raise RecipeError([Problem("<command line>", None, None, f"--sglang: '{sglang}' is no "
+                                   f"release of the flag history (known: "
+                                   f"{', '.join(db.releases.order)})")])
+    return db.releases.catalog(sglang)
 
 
 def _canonical_flags(cmd: Command, catalog: Catalog) -> dict[str, tuple[str, ...]]:

@@ -81,6 +81,8 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "avg_len": res.avg_len,
         "model_name": res.model_name,
         "docker_image": res.docker_image,
+        "sglang": {"release": res.sglang,
+                   "valid_in": list(res.sglang_span) if res.sglang_span else None},
         "hints": [render.text(db, model, h, lang) for h in res.hints],
         "env": list(res.env),
         "flags": res.flag_texts,
@@ -194,7 +196,7 @@ def cmd_check(args) -> int:
     context.update(_picks(args.set)[0])
     out = []
     for name, text in sources:
-        for f in check_text(db, text, model_id=args.model, **context):
+        for f in check_text(db, text, model_id=args.model, sglang=args.sglang, **context):
             out.append((name, f))
     errors = sum(1 for _, f in out if f.severity.value == "error")
     if args.format == "json":
@@ -407,6 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", metavar="ID=VALUE",
                    help="a cell dimension or Playground setting the command is meant for")
     s.add_argument("--file", help="file of commands to check, or - for stdin")
+    s.add_argument("--sglang", metavar="VERSION",
+                   help="judge server flags as this sglang release parses them (a release of "
+                        "recipes/catalog/sglang-history.json; default: the pinned one)")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.add_argument("words", nargs=argparse.REMAINDER, help="-- COMMAND (words or one string)")
     s.set_defaults(func=cmd_check)

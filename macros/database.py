@@ -18,11 +18,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import condition_check, conditions, templates, yamlfile
-from .catalog import Catalog, FlagSpec, load_bounds, value_problem
+from .catalog import HISTORY, Catalog, FlagSpec, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
+from .releases import Migration, Releases
 from .schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, HardwareFile,
-                     ModelFile, Platform, RulesFile, Status)
+                     MigrationsFile, ModelFile, Platform, RulesFile, Status)
 
 LANGS = ("en", "ko")
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +87,7 @@ class Database:
     router_catalog: Catalog
     text: dict[str, dict[str, str]]
     models: dict[str, Model]
+    releases: Releases
 
     def model(self, model_id: str) -> Model:
         if model_id not in self.models:
@@ -202,6 +204,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     if bounds_doc:
         out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
     shared_text = _load_text(out, catalog_dir, base)
+    releases = _load_releases(out, catalog_dir, base, catalog)
     # Every model is checked against the shared files; with one of them broken, that check
     # would only bury the real problem under follow-on errors.
     if out.problems:
@@ -213,7 +216,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
         raise RecipeError([Problem(str(root), None, None,
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
-        model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text)
+        model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
+                            releases)
         if model:
             models[model.id] = model
     if not out.problems and not models:
@@ -227,7 +231,42 @@ def load_database(root: Path | str = RECIPES) -> Database:
             (list(model.info.pd.router.flags) if model.info.pd else [])
         for text in texts:
             READER_PLACEHOLDERS.update(re.findall(r"<[a-z0-9][a-z0-9.-]*>", text))
-    return Database(root, platforms, catalog, router, shared_text, models)
+    return Database(root, platforms, catalog, router, shared_text, models, releases)
+
+
+def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog) -> Releases:
+    """The flag history and the migrations: each migration's flags are checked against the
+    releases, so a misspelt one cannot silently rewrite nothing."""
+    history = catalog_dir / HISTORY
+    yamlfile.read_text(history, _rel(history, base))
+    try:
+        releases = Releases.load(history, catalog, [])
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise RecipeError([Problem(_rel(history, base), None, None, f"not a flag history "
+                                   f"({type(exc).__name__}: {exc}); run 'recipes catalog'")]) \
+            from None
+    doc = out.load(catalog_dir / "migrations.yaml", base) \
+        if (catalog_dir / "migrations.yaml").exists() else None
+    parsed = out.parse(doc, MigrationsFile) if doc else None
+    if parsed is None:
+        return releases
+    known = {name for v in releases.order for name in releases.catalog(v).flags}
+    for i, m in enumerate(parsed.migrations):
+        p = ("migrations", i)
+        for where, name in [(p + ("flag",), m.flag)] + \
+                [(p + ("rename", k), n) for k, v in m.rename.items() for n in (k, v)]:
+            if name not in known:
+                out.add(doc, where, f"flag '{name}' is in no release of the history "
+                        f"({choices_hint(name, sorted(known))})")
+        for name in m.default:
+            if name not in m.rename.values():
+                out.add(doc, p + ("default", name), f"'{name}' is no new name of 'rename' "
+                        f"(known: {', '.join(m.rename.values())})")
+        if releases.deprecated_since(m.flag) is None and m.flag in known:
+            out.add(doc, p + ("flag",), f"no release deprecates '{m.flag}', so nothing "
+                    "replaces it")
+        releases.migrations.append(Migration(m.id, m.flag, dict(m.rename), dict(m.default)))
+    return releases
 
 
 def _load_catalog(path: Path, source: str, base: Path) -> Catalog:
@@ -295,7 +334,8 @@ def _check_fields(out, docs, key, tables) -> None:
                 f"text uses {sorted(en)}; keep the {{names}} the same")
 
 
-def _load_model(out, model_dir, base, platforms, catalog, router, shared_text) -> Model | None:
+def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
+                releases: Releases) -> Model | None:
     docs = {}
     for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
         path = model_dir / f"{name}.yaml"
@@ -320,7 +360,7 @@ def _load_model(out, model_dir, base, platforms, catalog, router, shared_text) -
     axes = list(overlays.axes) + list(playground.axes)
     model = Model(info.id, model_dir, info, cells.cells, [], axes,
                   tuple(a.id for a in overlays.axes), rules, bench, merged)
-    _Validator(out, model, docs, platforms, catalog, router).run()
+    _Validator(out, model, docs, platforms, catalog, router, releases).run()
     return model
 
 
@@ -420,9 +460,10 @@ class _DryContext:
 class _Validator:
     """Cross-file checks for one model; every finding points into the file that is wrong."""
 
-    def __init__(self, out, model: Model, docs, platforms, catalog, router):
+    def __init__(self, out, model: Model, docs, platforms, catalog, router, releases):
         self.out, self.m, self.docs = out, model, docs
         self.platforms, self.catalog, self.router = platforms, catalog, router
+        self.releases: Releases = releases
         self.text_used: set[str] = set()
         self.reported: set[str] = set()
 
@@ -722,6 +763,15 @@ class _Validator:
         return (f"hw '{hw}' is not in {hardware_file} (known: {', '.join(catalog)}); add the "
                 f"platform there first{then}")
 
+    def release(self, doc: str, path: tuple, given: str | None, image: bool = False) -> None:
+        """A release the history covers (an image may also follow the newest: 'latest')."""
+        if given is None or given in self.releases.order or (image and given == "latest"):
+            return
+        known = self.releases.order + (["latest"] if image else [])
+        self.out.add(self.docs[doc], path, f"sglang '{given}' is no release of the flag history "
+                     f"({choices_hint(given, known)}); a build that is no release leaves "
+                     "'sglang' out")
+
     # -- files
     def _branch_env(self) -> None:
         """Each branch_env entry is a variable the pinned release does not read, and says who
@@ -897,6 +947,9 @@ class _Validator:
         self._api()
         for i, rule in enumerate(info.docker_images):
             self.condition(d, ("docker_images", i, "when"), rule.when)
+            self.release(d, ("docker_images", i, "sglang"), rule.sglang, image=True)
+        for i, r in enumerate(info.rounds):
+            self.release(d, ("rounds", i, "sglang"), r.sglang)
         for i, f in enumerate(info.pd.router.flags if info.pd else []):
             self.flag_text(d, ("pd", "router", "flags", i), f, one=False, catalog=self.router)
 

@@ -18,8 +18,10 @@ _TEXT_ID = EXPORTED_TEXT_ID
 EXPORT_VERSION = 1
 
 
-def _flag_names(model) -> set[str]:
+def _flag_names(model, releases) -> set[str]:
     names: set[str] = set()
+    for m in releases.migrations:  # a command may be printed in the replacement's spelling
+        names |= m.new_flags()
     for flags in model.cell_flags:
         names |= {f.name for f in flags}
     for axis in model.axes:
@@ -57,7 +59,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
     axes = [a.model_dump(mode="json", exclude_defaults=True) for a in model.axes]
     rules = model.rules.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     catalog = {}
-    for name in sorted(_flag_names(model)):
+    for name in sorted(_flag_names(model, db.releases)):
         spec = db.catalog.flags.get(name)
         if spec is None:
             continue
@@ -83,7 +85,8 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
     for part in (info, cells, axes, rules):
         _strings(part, used)
     used |= {k for k in db.text[lang] if k.split(".")[0] in
-             ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint")}
+             ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint",
+              "migrate")}
     text = {k: v for k, v in sorted(model.text[lang].items()) if k in used}
     return {
         "version": EXPORT_VERSION,
@@ -96,5 +99,17 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "rules": rules,
         "catalog": {"package": db.catalog.package, "version": db.catalog.version,
                     "flags": catalog, "env": registered, "env_deprecated": deprecated},
+        "releases": _releases(db),
         "text": text,
     }
+
+
+def _releases(db: Database) -> dict:
+    """What the Playground needs to spell a command for its release (releases.Releases)."""
+    r = db.releases
+    return {"pinned": r.pinned.version, "newest": r.newest, "migrations": [
+        {"id": m.id, "flag": m.flag, "rename": m.rename, "default": m.default,
+         "since": r.deprecated_since(m.flag),
+         "applies_in": [v for v in r.order if r.applies(m, v)],
+         "removal": {v: r.removal(v, m.flag) for v in r.order if r.removal(v, m.flag)}}
+        for m in r.migrations]}

@@ -585,9 +585,13 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
 
     info = st.model.info
     model_name = _first_match(info.model_names, st).name
-    image = _first_match(info.docker_images, st).image
+    image_rule = _first_match(info.docker_images, st)
+    image = image_rule.image
+    release = st.db.releases.resolve(image_rule.sglang)
     values = _placeholders(st, model_name)
-    flags = [Flag(t.flag.name, tuple(_fill(v, values) for v in t.flag.values)) for t in st.toks]
+    composed = [Flag(t.flag.name, tuple(_fill(v, values) for v in t.flag.values))
+                for t in st.toks]
+    flags, rewrites = st.db.releases.migrate(composed, release)
     env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
     calculations = []
     for calc in info.calculators:
@@ -608,7 +612,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             **common, "role": "@" + info.pd.servers()[pd].label,
             "router_port": str(info.pd.router.port)}))
     hints += [TextRef(id=h.id, fields=common) for h in st.hints]
-    caveats = _caveats(st, calculations)
+    caveats = _caveats(st, calculations) + _migrated(st, rewrites, release)
     status = st.cell.status.value
     if status == "verified" and st.check_shape:
         changes = _derived(st, [f.text() for f in flags], env)
@@ -628,7 +632,9 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,
-        caveats=caveats, diagnostics=diagnostics, effective=_effective(st, flags),
+        sglang=release,
+        sglang_span=st.db.releases.span(flags, release, info.branch_values),
+        caveats=caveats, diagnostics=diagnostics, effective=_effective(st, composed),
         axes=axis_states)
 
 
@@ -671,6 +677,24 @@ def _caveats(st: _State, calculations: list[Calculation]) -> list[Caveat]:
         if tok is not None and tok.origin == "cell":
             out.append(Caveat(kind="pin", text=TextRef(id=reason), flag=name))
     out += [Caveat(kind="calculator", text=c.reason, flag=c.pins) for c in calculations if c.reason]
+    return out
+
+
+def _migrated(st: _State, rewrites, release: str) -> list[Caveat]:
+    """The deprecated spellings a command's release replaced, with the old one kept visible,
+    and the round that ran it where the cell itself is verified in the old spelling."""
+    out = []
+    for r in rewrites:
+        fields = {"release": release, "new": r.new, "old": r.old, "since": r.deprecated_in}
+        text = "migrate.caveat"
+        if r.removal:
+            fields["removal"], text = r.removal, "migrate.caveat.removal"
+        out.append(Caveat(kind="migrated", text=TextRef(id=text, fields=fields),
+                          flag=r.new.split()[0]))
+        round_ = next((x for x in st.model.info.rounds if x.id == st.cell.verified_in), None)
+        if round_ is not None and r.flag in st.cell_flag_map:
+            out.append(Caveat(kind="migrated", text=TextRef(id="migrate.round", fields={
+                "old": r.old, "round": round_.version}), flag=r.new.split()[0]))
     return out
 
 

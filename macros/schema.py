@@ -126,7 +126,8 @@ class Dimension(Strict):
 
 class Round(Strict):
     id: str
-    version: str
+    version: str  # as the round's notes name the build ("v0.5.18 @ 71de97b2", "PR #25820")
+    sglang: str | None = None  # the release it ran on, when the build is one (0.5.18)
     notes: list[str] = []
 
 
@@ -138,6 +139,9 @@ class NameRule(Strict):
 class ImageRule(Strict):
     when: Condition
     image: str
+    # the SGLang release the image ships ("0.5.19"; "latest" for a tag that follows the newest
+    # release); left out for a branch build, whose commands are written for the pinned release
+    sglang: str | None = None
 
 
 class Router(Strict):
@@ -450,3 +454,16 @@ class BenchmarksFile(Strict):
     latency_percentile: Percentile
     accuracy_benchmarks: dict[str, AccuracyBenchmark] = {}
     results: list[BenchResult] = Field(min_length=1)
+
+
+# --- recipes/catalog/migrations.yaml
+
+class MigrationEntry(Strict):
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
+    flag: str  # the deprecated flag (one without a value)
+    rename: dict[str, str] = Field(min_length=1)  # partner flag -> its new name
+    default: dict[str, str] = {}  # new name -> value when the partner is absent
+
+
+class MigrationsFile(Strict):
+    migrations: list[MigrationEntry] = []

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import traceback
+from datetime import date, timedelta
 from pathlib import Path
 
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, nodes
@@ -34,6 +35,29 @@ from .selection import Selection
 
 class MacroError(Exception):
     """A macro was called with arguments that do not name a real selection."""
+
+
+EXPIRY_NOTICE = timedelta(days=30)  # how long before a planned removal the build refuses it
+
+
+def today() -> date:
+    """The build's date; RECIPES_TODAY=YYYY-MM-DD stands in for it (tests, a dry run)."""
+    given = os.environ.get("RECIPES_TODAY")
+    if not given:
+        return date.today()
+    try:
+        return date.fromisoformat(given)
+    except ValueError:
+        raise MacroError(f"RECIPES_TODAY={given!r} is not a date (write YYYY-MM-DD)") from None
+
+
+def _warn_from(removal: str) -> date:
+    return date.fromisoformat(removal) - EXPIRY_NOTICE
+
+
+def expiring(removal: str, now: date) -> bool:
+    """A planned removal (a date) is near enough that a printed command may not depend on it."""
+    return now >= _warn_from(removal)
 
 
 _MD_ENTITIES = {c: f"&#{ord(c)};" for c in "[]()*_`\\!<>"}
@@ -165,6 +189,19 @@ class Site:
             raise MacroError(f"generated command for {where} fails its check: " +
                              "; ".join(render.diagnostic_text(self.db, model, d, "en")
                                        for d in errors))
+        if res.sglang_span is None:
+            raise MacroError(f"generated command for {where} is written for sglang {res.sglang}, "
+                             "which refuses one of its flags: give its image the release it "
+                             "ships (docker_images 'sglang') or change the command")
+        for flag in res.flags:
+            removal = self.db.releases.removal(res.sglang, flag.name)
+            if removal and expiring(removal, today()):
+                raise MacroError(
+                    f"generated command for {where} depends on {flag.name}, which sglang "
+                    f"{res.sglang} plans to remove after {removal}; from "
+                    f"{_warn_from(removal)} no printed command may: add its replacement to "
+                    "recipes/catalog/migrations.yaml, or give the command's image the release it "
+                    "ships (docker_images 'sglang')")
         return res
 
     # -- macros
@@ -176,12 +213,18 @@ class Site:
         directive = _directive(model_id, res)
         attrs = f'title="{_esc(title)}"' if title else ""
         parts = [directive, "", _fence(render.command_text(self.db, model, res, self.lang),
-                                       attrs=attrs)]
+                                       attrs=attrs), "", f"*{_md(self._span_text(res))}*"]
         router_text = render.router_text(res)
         if router and router_text:
             parts += ["", f"**{_md(self.t('ui.router'))}**", "",
                       _directive(model_id, res, program="router"), "", _fence(router_text)]
         return "\n".join(parts)
+
+    def _span_text(self, res: Resolution) -> str:
+        first, last = res.sglang_span
+        if first == last:
+            return self.t("ui.sglang-one", release=res.sglang)
+        return self.t("ui.sglang-span", first=first, last=last, release=res.sglang)
 
     def router(self, model_id: str) -> str:
         """The router in front of the model's PD servers (from its first decode cell)."""

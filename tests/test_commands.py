@@ -100,7 +100,9 @@ def test_ascend_a3_cell_has_npu_draft_flags_no_tool_parser_and_no_ratio(db):
                                      "--speculative-eagle-topk 1",
                                      "--speculative-draft-model-quantization unquant"]
     assert "--enable-linear-replayssm-spec" not in names
-    assert res.flag_texts[names.index("--dp-size") + 2:names.index("--dp-size") + 5] == [
+    # the main-branch image names no release, so the command is spelt for the pinned one
+    at = names.index("--attn-dp-size")  # --dp-size N --enable-dp-attention, as 0.5.22+ spells it
+    assert res.flag_texts[at + 2:at + 5] == [
         "--nnodes 4", "--node-rank <rank>", "--dist-init-addr <node0-ip>:20000"]
 
 
@@ -110,7 +112,8 @@ def test_peak_throughput_preset_matches_the_32_gpu_shape(db):
     assert res.nodes == 4
     assert res.flag_texts == [
         "--trust-remote-code", "--model-path moonshotai/Kimi-K3",
-        "--tp-size 32", "--ep-size 32", "--enable-dp-attention", "--dp-size 4",
+        # the seed's --enable-dp-attention --dp-size 4, as sglang 0.5.22+ spells it
+        "--tp-size 32", "--ep-size 32", "--attn-dp-size 4",
         "--enable-dp-lm-head", "--nnodes 4", "--node-rank <rank>",
         "--dist-init-addr <node0-ip>:20000", "--moe-a2a-backend megamoe",
         "--moe-runner-backend deep_gemm", "--kv-cache-dtype fp8_e4m3",

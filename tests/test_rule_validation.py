@@ -114,7 +114,8 @@ def test_a_platform_attribute_fills_a_template_as_its_catalog_id(recipes_copy):
 
 @pytest.fixture(scope="module")
 def vocabularies(db):
-    return [_Validator(None, m, {}, db.platforms, db.catalog, db.router_catalog).vocabulary
+    return [_Validator(None, m, {}, db.platforms, db.catalog, db.router_catalog,
+                       db.releases).vocabulary
             for m in db.models.values()]
 
 

@@ -191,7 +191,9 @@ def test_preset_shape_scales_with_cluster_size(db, cluster, nodes8, nodes4, dp):
     b = resolve(db, Selection("kimi-k3", {"hw": "gb300", "role": "unified", "strategy": "balanced"}, {"preset": "serving", "cluster": cluster, "spec": "none"}))
     assert (a.nodes, b.nodes) == (nodes8, nodes4)
     assert f"--tp-size {cluster}" in a.flag_texts and f"--ep-size {cluster}" in a.flag_texts
-    assert (f"--dp-size {dp}" in a.flag_texts) if dp else ("--enable-dp-attention" not in a.flag_texts)
+    # attention DP as the pinned release spells it (--dp-size N --enable-dp-attention before 0.5.22)
+    assert (f"--attn-dp-size {dp}" in a.flag_texts) if dp else \
+        not any(f.name in ("--attn-dp-size", "--enable-dp-attention") for f in a.flags)
 
 
 def test_preset_owns_the_parallel_shape(db):

@@ -390,6 +390,55 @@
     return text;
   }
 
+  // --- releases.py: the release a command is written for, and the spellings it replaces ---
+
+  function releaseOf(data, given) {  // Releases.resolve
+    var r = data.releases;
+    if (given === null || given === undefined) return r.pinned;
+    return given === 'latest' ? r.newest : given;
+  }
+
+  function migrate(data, flags, release) {  // Releases.migrate
+    var out = flags.slice(), rewrites = [];
+    list(data.releases.migrations).forEach(function (m) {
+      var names = out.map(function (f) { return f.name; }), at = names.indexOf(m.flag);
+      if (at < 0 || m.applies_in.indexOf(release) < 0) return;
+      var old = {}, renamed = [], added = [], dflt = m['default'] || {};
+      old[at] = out[at];
+      Object.keys(m.rename).forEach(function (partner) {
+        var to = m.rename[partner], i = names.indexOf(partner);
+        if (i >= 0) {
+          old[i] = out[i];
+          out[i] = { name: to, values: out[i].values.slice() };
+          renamed.push(out[i]);
+        } else {
+          added.push({ name: to, values: has(dflt, to) ? [dflt[to]] : [] });
+        }
+      });
+      out.splice.apply(out, [at, 1].concat(added));
+      var order = Object.keys(old).map(Number).sort(function (a, b) { return a - b; });
+      rewrites.push({ flag: m.flag, old: order.map(function (k) { return flagText(old[k]); }).join(' '),
+                      'new': renamed.concat(added).map(flagText).join(' '), since: m.since,
+                      removal: get(m.removal || {}, release) });
+    });
+    return { flags: out, rewrites: rewrites };
+  }
+
+  function legacy(data, flags) {  // Releases.legacy: the replacement read in the rules' spelling
+    var out = {};
+    Object.keys(flags).forEach(function (k) { out[k] = flags[k]; });
+    list(data.releases.migrations).forEach(function (m) {
+      var partners = Object.keys(m.rename);
+      if (has(out, m.flag) || !partners.some(function (p) { return has(out, m.rename[p]); })) return;
+      partners.forEach(function (partner) {
+        var to = m.rename[partner];
+        if (has(out, to) && !has(out, partner)) { out[partner] = out[to]; delete out[to]; }
+      });
+      out[m.flag] = [];
+    });
+    return out;
+  }
+
   // --- resolve.py: indexes built once per export ---
 
   var INDEX = typeof WeakMap !== 'undefined' ? new WeakMap() : null;
@@ -788,11 +837,13 @@
   function finish(st, axisStates, dimStates) {
     var info = st.data.model;
     var modelName = firstMatch(info.model_names, st).name;
-    var image = firstMatch(info.docker_images, st).image;
+    var imageRule = firstMatch(info.docker_images, st), image = imageRule.image;
+    var release = releaseOf(st.data, imageRule.sglang);
     var values = placeholders(st, modelName);
-    var flags = st.toks.map(function (t) {
+    var composed = st.toks.map(function (t) {
       return { name: t.flag.name, values: t.flag.values.map(function (v) { return fillPlaceholders(v, values); }) };
     });
+    var migrated = migrate(st.data, composed, release), flags = migrated.flags;
     var env = st.envItems.map(function (kv) { return kv[0] + '=' + fillPlaceholders(kv[1], values); });
     var calculations = list(info.calculators).map(function (calc) {  // resolve.Calculation
       var reason = st.calcReason(calc), result = reason === null ? st.calcResult(calc) : null;
@@ -818,7 +869,7 @@
     var flagsNow = flagMap(flags), envNow = st.env();
     var picks = {};
     Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
-    var status = st.cell.status, cav = caveats(st, calculations);
+    var status = st.cell.status, cav = caveats(st, calculations).concat(migratedCaveats(st, migrated.rewrites, release));
     if (status === 'verified' && st.checkShape) {
       var changes = derivedChanges(st, flags.map(flagText), env);
       if (changes !== null) {
@@ -834,7 +885,8 @@
       calculations: calculations,
       caveats: cav,
       diagnostics: checkState(st, flagsNow, envNow),
-      effective: effective(st, flags),
+      sglang: release,
+      effective: effective(st, composed),
       axes: axisStates, dimensions: dimStates,
       cell: st.cell
     };
@@ -852,6 +904,19 @@
     });
     calculations.forEach(function (c) {
       if (c.reason) out.push({ kind: 'calculator', text: c.reason, flag: c.pins });
+    });
+    return out;
+  }
+
+  function migratedCaveats(st, rewrites, release) {  // resolve._migrated
+    var out = [], cellRound = list(st.data.model.rounds).filter(function (r) { return r.id === st.cell.verified_in; })[0];
+    rewrites.forEach(function (r) {
+      var fields = { release: release, 'new': r['new'], old: r.old, since: r.since }, id = 'migrate.caveat';
+      if (r.removal) { fields.removal = r.removal; id = 'migrate.caveat.removal'; }
+      var flag = r['new'].split(' ')[0];
+      out.push({ kind: 'migrated', text: { id: id, fields: fields }, flag: flag });
+      if (cellRound && has(st.cellFlagMap, r.flag))
+        out.push({ kind: 'migrated', text: { id: 'migrate.round', fields: { old: r.old, round: cellRound.version } }, flag: flag });
     });
     return out;
   }
@@ -1019,10 +1084,10 @@
       else if (name.indexOf('SGLANG_') === 0 && catalog.env.indexOf(name) < 0 && !has(branch, name))
         out.push(finding('warning', 'catalog.unknown-env', [name], { env: name }));
     });
-    var ctx = new CheckContext(st, flags, env);
+    var ruleFlags = legacy(data, flags), ctx = new CheckContext(st, ruleFlags, env);  // the rules' spelling
     list(data.rules.checks).forEach(function (rule) {
       if (evaluate(rule.when, ctx) !== true) return;
-      var involved = list(rule.flags).filter(function (f) { return has(flags, f); });
+      var involved = list(rule.flags).filter(function (f) { return has(ruleFlags, f); });
       if (!involved.length) involved = list(rule.flags).slice();
       involved = involved.concat(list(rule.flags_from_env).filter(function (e) { return has(env, e); }));
       out.push(finding(rule.severity, rule.id, involved, {}, rule.message));

@@ -1,0 +1,193 @@
+"""The SGLang releases the flag history covers, and what each of them makes of a command.
+
+Owns reading recipes/catalog/sglang-history.json into one ``Catalog`` per release (the pinned
+release's bounds given to the flags it shares with it), the release a command is meant for (its
+image's, else the pinned one), the span of releases that accept every flag of a command, the
+removal a release plans for a flag, and the deprecated spellings a release replaces
+(recipes/catalog/migrations.yaml): ``migrate`` rewrites a command for its release, ``legacy``
+reads the replacement back in the spelling the rules are written in. Must not compose
+commands (``resolve.py``) or print them (``render.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .catalog import Catalog, FlagSpec, value_problem
+from .catalog_build.history import release_snapshot, releases_of
+from .flags import Flag
+
+LATEST = "latest"  # an image tag that follows the newest release (or runs ahead of it)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """A deprecated flag and its replacement: ``rename`` moves a partner flag's value to a new
+    name; ``default`` is written when the partner is absent."""
+
+    id: str
+    flag: str
+    rename: dict[str, str]
+    default: dict[str, str] = field(default_factory=dict)
+
+    def new_flags(self) -> set[str]:
+        return set(self.rename.values()) | set(self.default)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """What a migration changed in one command, as the reader sees both spellings."""
+
+    migration: str
+    flag: str  # the deprecated flag
+    old: str  # the flags as the rules and the rounds spell them
+    new: str  # the flags as the command's release spells them
+    deprecated_in: str  # the first release that deprecates the old spelling
+    removal: str | None  # the date after which a release plans to drop it
+
+
+class Releases:
+    """Every release of the history, oldest first, with the pinned catalog among them."""
+
+    def __init__(self, history: dict, pinned: Catalog, migrations: list[Migration]):
+        self.history = history
+        self.pinned = pinned
+        self.order = releases_of(history, pinned.package)
+        self.migrations = migrations
+        self._catalogs: dict[str, Catalog] = {pinned.version: pinned}
+        self._accepts: dict[tuple, bool] = {}
+        self._facts: dict[str, dict[str, dict]] = {}
+
+    @classmethod
+    def load(cls, path: Path, pinned: Catalog, migrations: list[Migration]) -> "Releases":
+        return cls(json.loads(Path(path).read_text(encoding="utf-8")), pinned, migrations)
+
+    @property
+    def newest(self) -> str:
+        return self.order[-1]
+
+    def resolve(self, release: str | None) -> str:
+        """The release a command is checked against: an image's release (``latest``: the
+        newest), or the pinned one for a build that names none (a branch image)."""
+        if release is None:
+            return self.pinned.version
+        return self.newest if release == LATEST else release
+
+    def knows(self, release: str) -> bool:
+        return release == LATEST or release in self.order
+
+    def _snapshot(self, version: str) -> dict[str, dict]:
+        if version not in self._facts:
+            snap = release_snapshot(self.history, self.pinned.package, version)
+            self._facts[version] = {f["name"]: f for f in snap["flags"]}
+            self._facts[version]["\0meta"] = {**snap["meta"], "env": snap.get("env", [])}
+        return self._facts[version]
+
+    def catalog(self, version: str) -> Catalog:
+        """The catalog of one release, as argparse there reads flags."""
+        if version not in self._catalogs:
+            facts = self._snapshot(version)
+            meta = facts["\0meta"]
+            flags: dict[str, FlagSpec] = {}
+            for name, entry in facts.items():
+                if name == "\0meta":
+                    continue
+                spec = FlagSpec.from_json(entry, self.pinned.package)
+                pinned = self.pinned.flags.get(name)
+                if pinned is not None and pinned.bound is not None:
+                    spec = dataclasses.replace(spec, bound=pinned.bound)
+                flags[name] = spec
+            cat = Catalog(self.pinned.package, version, flags,
+                          {e["name"]: e for e in meta["env"]},
+                          bool(meta.get("allow_abbrev", True)), self.pinned.programs)
+            cat._index()
+            self._catalogs[version] = cat
+        return self._catalogs[version]
+
+    def accepts(self, version: str, flag: Flag, branch: dict | None = None) -> bool:
+        """Does release ``version`` know ``flag`` by this name and take its values (or values
+        the model's branch reads, ``branch_values``)?"""
+        key = (version, flag.name, flag.values)
+        if key not in self._accepts:
+            spec = self.catalog(version).flags.get(flag.name)
+            self._accepts[key] = spec is not None and value_problem(spec, flag.values) is None
+        if not self._accepts[key] and branch and flag.values \
+                and all(v in branch.get(flag.name, {}) for v in flag.values):
+            return flag.name in self.catalog(version).flags
+        return self._accepts[key]
+
+    def span(self, flags: list[Flag], release: str, branch: dict | None = None
+             ) -> tuple[str, str] | None:
+        """The run of consecutive releases around ``release`` that accept every flag, or None
+        when ``release`` itself refuses one."""
+        ok = [all(self.accepts(v, f, branch) for f in flags) for v in self.order]
+        at = self.order.index(release)
+        if not ok[at]:
+            return None
+        lo = hi = at
+        while lo > 0 and ok[lo - 1]:
+            lo -= 1
+        while hi + 1 < len(ok) and ok[hi + 1]:
+            hi += 1
+        return self.order[lo], self.order[hi]
+
+    def removal(self, version: str, name: str) -> str | None:
+        """The date after which ``version`` plans to remove flag ``name`` (its deprecation)."""
+        entry = self._snapshot(version).get(name)
+        return entry.get("removal") if entry else None
+
+    def deprecated_since(self, name: str) -> str | None:
+        """The first release that deprecates flag ``name``."""
+        return next((v for v in self.order
+                     if (self._snapshot(v).get(name) or {}).get("deprecated")), None)
+
+    def applies(self, migration: Migration, version: str) -> bool:
+        """A release rewrites a spelling it deprecates, once it has every replacement flag."""
+        facts = self._snapshot(version)
+        return bool((facts.get(migration.flag) or {}).get("deprecated")) \
+            and all(name in facts for name in migration.new_flags())
+
+    def migrate(self, flags: list[Flag], version: str) -> tuple[list[Flag], list[Rewrite]]:
+        """``flags`` as release ``version`` spells them, and what changed: the deprecated flag
+        goes, each partner takes its new name in place, and a replacement for an absent
+        partner stands where the deprecated flag stood."""
+        out, rewrites = list(flags), []
+        for m in self.migrations:
+            names = [f.name for f in out]
+            if m.flag not in names or not self.applies(m, version):
+                continue
+            at = names.index(m.flag)
+            old = {at: out[at]}
+            new, added = [], []
+            for partner, renamed in m.rename.items():
+                if partner in names:
+                    i = names.index(partner)
+                    old[i] = out[i]
+                    out[i] = Flag(renamed, out[i].values)
+                    new.append(out[i])
+                else:
+                    value = m.default.get(renamed)
+                    added.append(Flag(renamed, (value,) if value is not None else ()))
+            out[at:at + 1] = added
+            rewrites.append(Rewrite(m.id, m.flag, " ".join(old[i].text() for i in sorted(old)),
+                                    " ".join(f.text() for f in new + added),
+                                    self.deprecated_since(m.flag) or version,
+                                    self.removal(version, m.flag)))
+        return out, rewrites
+
+    def legacy(self, flags: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        """A command's flags in the spelling the rules are written in: a replacement read
+        back as the deprecated flag and its partner (``--attn-dp-size 8`` as ``--dp-size 8
+        --enable-dp-attention``), so a rule about the old spelling holds for the new one."""
+        out = dict(flags)
+        for m in self.migrations:
+            if m.flag in out or not any(new in out for new in m.rename.values()):
+                continue
+            for partner, renamed in m.rename.items():
+                if renamed in out and partner not in out:
+                    out[partner] = out.pop(renamed)
+            out[m.flag] = ()
+        return out
