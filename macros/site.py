@@ -4,8 +4,9 @@ Owns ``define_env`` (the macros; the database is loaded once per process), the M
 macro returns, how a page's template is rendered (``PageTemplates``: a sandbox that exposes
 only the recipe macros, checks on the page's source first, errors as page:line) and when the
 translation notices are added (after rendering; their text comes from ``macros.i18n``).
-Every command a page shows comes from ``resolve`` through ``render``; a macro whose command
-has an error finding fails the build. Must not write into docs/ or recipes/.
+Every command a page shows comes from ``resolve`` through ``render`` (a benchmark's serve
+command through ``served``, its reproduce commands from ``bench_serving``); a macro whose
+command has an error finding fails the build. Must not write into docs/ or recipes/.
 """
 
 from __future__ import annotations
