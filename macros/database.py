@@ -444,10 +444,11 @@ class _DryContext:
 class _Validator:
     """Cross-file checks for one model; every finding points into the file that is wrong."""
 
-    def __init__(self, out, model: Model, docs, platforms, catalog, router, bench_releases):
+    def __init__(self, out, model: Model, docs, platforms, catalog, router,
+                 bench_releases: bench_serving.BenchReleases | None = None):
         self.out, self.m, self.docs = out, model, docs
         self.platforms, self.catalog, self.router = platforms, catalog, router
-        self.bench_releases = bench_releases
+        self.bench_releases = bench_releases  # needed by run(), not by the vocabulary
         self.text_used: set[str] = set()
         self.reported: set[str] = set()
 
