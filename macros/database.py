@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from . import condition_check, conditions, templates, yamlfile
+from . import bench_serving, condition_check, conditions, templates, yamlfile
 from .catalog import HISTORY, Catalog, FlagSpec, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag, parse_flag_text
@@ -88,6 +88,7 @@ class Database:
     text: dict[str, dict[str, str]]
     models: dict[str, Model]
     releases: Releases
+    bench_releases: bench_serving.BenchReleases
 
     def model(self, model_id: str) -> Model:
         if model_id not in self.models:
@@ -200,6 +201,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
                 platforms[p.id] = p
     catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base)
     router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
+    bench = _load_bench_releases(catalog_dir / "sglang-history.json", base)
     bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
     if bounds_doc:
         out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
@@ -217,7 +219,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
         model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
-                            releases)
+                            releases, bench)
         if model:
             models[model.id] = model
     if not out.problems and not models:
@@ -231,7 +233,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
             (list(model.info.pd.router.flags) if model.info.pd else [])
         for text in texts:
             READER_PLACEHOLDERS.update(re.findall(r"<[a-z0-9][a-z0-9.-]*>", text))
-    return Database(root, platforms, catalog, router, shared_text, models, releases)
+    return Database(root, platforms, catalog, router, shared_text, models, releases, bench)
 
 
 def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog) -> Releases:
@@ -281,6 +283,21 @@ def _load_catalog(path: Path, source: str, base: Path) -> Catalog:
     except (OSError, KeyError, TypeError, AttributeError, ValueError) as exc:
         raise RecipeError([Problem(name, None, None, f"not a flag catalog ({type(exc).__name__}: "
                                    f"{exc}); run 'recipes catalog'")]) from None
+
+
+def _load_bench_releases(path: Path, base: Path) -> bench_serving.BenchReleases:
+    """The bench_serving arguments of every release; generated like the catalogs."""
+    name = _rel(path, base)
+    yamlfile.read_text(path, name)
+    try:
+        return bench_serving.load_releases(path)
+    except json.JSONDecodeError as exc:
+        raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
+                                   "run 'recipes catalog'")]) from None
+    except (OSError, KeyError, TypeError, AttributeError, ValueError, StopIteration) as exc:
+        raise RecipeError([Problem(name, None, None, "not a flag history with bench_serving "
+                                   f"arguments ({type(exc).__name__}: {exc}); run "
+                                   "'recipes catalog'")]) from None
 
 
 def cached_database(root: str | None = None) -> Database:
@@ -335,7 +352,7 @@ def _check_fields(out, docs, key, tables) -> None:
 
 
 def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
-                releases: Releases) -> Model | None:
+                releases: Releases, bench_releases) -> Model | None:
     docs = {}
     for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
         path = model_dir / f"{name}.yaml"
@@ -360,7 +377,7 @@ def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
     axes = list(overlays.axes) + list(playground.axes)
     model = Model(info.id, model_dir, info, cells.cells, [], axes,
                   tuple(a.id for a in overlays.axes), rules, bench, merged)
-    _Validator(out, model, docs, platforms, catalog, router, releases).run()
+    _Validator(out, model, docs, platforms, catalog, router, releases, bench_releases).run()
     return model
 
 
@@ -418,6 +435,16 @@ def likely_typo(value: str, known) -> str | None:
     return None
 
 
+_RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?![\w.])")
+
+
+def _release_named(version_text: str, releases) -> str | None:
+    """The release a round's version text names ("v0.5.18 @ 71de97b2" names 0.5.18), if it
+    is one of ``releases``; None for a build between releases ("main @ 273d978bed")."""
+    m = _RELEASE.search(version_text)
+    return m.group(1) if m and m.group(1) in releases else None
+
+
 def _is_int(text: str) -> bool:
     try:
         int(text)
@@ -460,10 +487,12 @@ class _DryContext:
 class _Validator:
     """Cross-file checks for one model; every finding points into the file that is wrong."""
 
-    def __init__(self, out, model: Model, docs, platforms, catalog, router, releases):
+    def __init__(self, out, model: Model, docs, platforms, catalog, router, releases,
+                 bench_releases: bench_serving.BenchReleases | None = None):
         self.out, self.m, self.docs = out, model, docs
         self.platforms, self.catalog, self.router = platforms, catalog, router
         self.releases: Releases = releases
+        self.bench_releases = bench_releases  # needed by run(), not by the vocabulary
         self.text_used: set[str] = set()
         self.reported: set[str] = set()
 
@@ -1243,6 +1272,9 @@ class _Validator:
                 self.out.add(doc, p + ("latency_percentile",), "'latency_percentile' says what "
                              "the TTFT and TPOT of speed rows are, and this result has no rows")
             self._accuracy(p, res)
+            self._bench_release(p, res)
+            self._bench_extras(p, res)
+            self._reproduce(p, res)
             for j, note in enumerate(res.notes):
                 self.text(d, p + ("notes", j), note)
             for key, value in res.match.items():
@@ -1251,6 +1283,67 @@ class _Validator:
             if not self.cell_problems and self.m.cell(res.match) is None:
                 self.out.add(doc, p + ("match",),
                              f"no cell matches {'/'.join(self.m.key(res.match))}")
+
+    def _bench_release(self, path: tuple, res) -> None:
+        """The release a result names is one the flag history covers, and the one its round
+        ran where the round's build is a release."""
+        doc, order = self.docs["benchmarks"], self.bench_releases.order
+        if res.sglang is not None and res.sglang not in order:
+            self.out.add(doc, path + ("sglang",), f"unknown sglang release '{res.sglang}' "
+                         f"(the flag history's: {choices_hint(res.sglang, order, len(order))})")
+        rnd = next((r for r in self.m.info.rounds if r.id == res.round), None)
+        named = _release_named(rnd.version, order) if rnd is not None else None
+        if named is not None and res.sglang != named:
+            if res.sglang is None:
+                self.out.add(doc, path + ("round",), f"round '{rnd.id}' ran SGLang "
+                             f"{rnd.version}: name its release with 'sglang: {named}'")
+            else:
+                self.out.add(doc, path + ("sglang",), f"round '{rnd.id}' ran SGLang "
+                             f"{rnd.version}, not release {res.sglang}")
+
+    def _bench_extras(self, path: tuple, res) -> None:
+        """What a run set on top of its recipe command is checked as any flag and variable
+        of a command: one catalog flag per entry with values it takes, NAME=VALUE with a
+        name the pinned registry (or the model's branch) reads."""
+        d = "benchmarks"
+        for j, text in enumerate(res.extra_flags):
+            self.flag_text(d, path + ("extra_flags", j), text)
+        for j, entry in enumerate(res.extra_env):
+            p = path + ("extra_env", j)
+            self.env_entry(d, p, entry)
+            name = entry.partition("=")[0]
+            known = set(self.catalog.env) | set(self.m.info.branch_env)
+            if name.startswith("SGLANG_") and name not in known:
+                self.out.add(self.docs[d], p, f"{name} is not in the {self.catalog.package} "
+                             f"{self.catalog.version} environment registry nor the model's "
+                             f"branch_env ({choices_hint(name, sorted(known))})")
+
+    def _reproduce(self, path: tuple, res) -> None:
+        """Each speed row's reproduce command can be composed and is one bench_serving of the
+        result's release takes (of every release when the build is between releases)."""
+        bench, doc = self.m.benchmarks, self.docs["benchmarks"]
+        if not res.rows:
+            return
+        if bench.workload is None:
+            self.out.add(doc, path + ("rows",), "speed rows need the file's 'workload' (the "
+                         "dataset, range ratio, warm-up and cache flush bench_serving ran with)")
+            return
+        if res.sglang is not None and res.sglang not in self.bench_releases.order:
+            return  # reported with the release
+        where = path + (("sglang",) if res.sglang is not None else ())
+        for j, row in enumerate(res.rows):
+            prompts = bench_serving.num_prompts(row, bench.num_prompts_by_concurrency)
+            if prompts is None:
+                given = ", ".join(map(str, bench.num_prompts_by_concurrency)) or "none"
+                self.out.add(doc, path + ("rows", j, "concurrency"), f"no prompt count for "
+                             f"concurrency {row.concurrency}: give the row 'num_prompts' or add "
+                             f"{row.concurrency} to num_prompts_by_concurrency (given: {given})")
+                continue
+            flags = bench_serving.reproduce(bench.workload, row, prompts, "{{MODEL_NAME}}",
+                                            "{{PORT}}")
+            for message in bench_serving.problems(self.bench_releases, bench_serving.PROGRAM,
+                                                  flags, res.sglang):
+                self.out.add(doc, where, f"the reproduce command of row {j + 1}: {message}")
 
     def _accuracy(self, path: tuple, res) -> None:
         """Each score names a declared benchmark once, in its unit and within its bounds."""

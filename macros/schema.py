@@ -422,9 +422,21 @@ class BenchRow(Strict):
     isl: AvgLen
     osl: AvgLen
     concurrency: int = Field(ge=1, le=1_000_000)
+    num_prompts: Count | None = None  # when not the file's count for this concurrency
     ttft_ms: Measured
     tpot_ms: Measured
     tok_s_gpu: Measured
+
+
+class BenchWorkload(Strict):
+    """How bench_serving sent the requests of every speed row; with a row's lengths,
+    concurrency and prompt count it is that row's reproduce command."""
+
+    # the datasets whose requests have exactly the row's lengths (at a range ratio of 1.0)
+    dataset: Literal["random", "random-ids"]
+    random_range_ratio: float = Field(ge=0, le=1, allow_inf_nan=False)
+    warmup_requests: int = Field(ge=0, le=1_000_000)
+    flush_cache: bool
 
 
 class AccuracyBenchmark(Strict):
@@ -441,7 +453,13 @@ class AccuracyScore(Strict):
 class BenchResult(Strict):
     match: dict[str, str]  # the cell's dimensions and the Playground settings it ran with
     round: str | None = None
-    sglang: NonEmpty | None = None  # the release it ran on, when not its round's version
+    # The release it ran on, one of the flag history's; none for a round on a build between
+    # releases (its reproduce commands then hold on every release).
+    sglang: NonEmpty | None = None
+    # What the run set on top of the recipe command of its selection: a flag replaces the
+    # recipe's value of that flag or is added; NAME=VALUE likewise.
+    extra_flags: list[str] = []
+    extra_env: list[str] = []
     latency_percentile: Percentile | None = None  # when not the file's
     rows: list[BenchRow] = []
     accuracy: list[AccuracyScore] = []
@@ -449,8 +467,8 @@ class BenchResult(Strict):
 
 
 class BenchmarksFile(Strict):
-    command: str
-    num_prompts_by_concurrency: dict[Count, Count]
+    workload: BenchWorkload | None = None  # needed once a result has speed rows
+    num_prompts_by_concurrency: dict[Count, Count] = {}
     latency_percentile: Percentile
     accuracy_benchmarks: dict[str, AccuracyBenchmark] = {}
     results: list[BenchResult] = Field(min_length=1)

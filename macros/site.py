@@ -4,8 +4,9 @@ Owns ``define_env`` (the macros; the database is loaded once per process), the M
 macro returns, how a page's template is rendered (``PageTemplates``: a sandbox that exposes
 only the recipe macros, checks on the page's source first, errors as page:line) and when the
 translation notices are added (after rendering; their text comes from ``macros.i18n``).
-Every command a page shows comes from ``resolve`` through ``render``; a macro whose command
-has an error finding fails the build. Must not write into docs/ or recipes/.
+Every command a page shows comes from ``resolve`` through ``render`` (a benchmark's serve
+command through ``served``, its reproduce commands from ``bench_serving``); a macro whose
+command has an error finding fails the build. Must not write into docs/ or recipes/.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from mkdocs.exceptions import PluginError
 
-from . import render
+from . import bench_serving, render, served
 from .calculator import fmt as calc_fmt, of_command
 from .database import Database, cached_database
 from .errors import Problem, RecipeError, choices_hint
@@ -95,7 +96,7 @@ def _cell_text(text: str) -> str:
 
 
 def _score(value: float) -> str:
-    """A score with every digit the data gives (``:g`` would round 99.9999 to 100)."""
+    """A figure with every digit the data gives (``:g`` would round 99.9999 to 100)."""
     value = float(value)
     return f"{int(value):,}" if value.is_integer() else f"{value:,}"
 
@@ -125,12 +126,17 @@ def _avg_len_arg(value) -> int:
     return int(text)
 
 
-def _code_cell(text: str) -> str:
-    """Text as inline code in a table cell: a code span escapes HTML itself; the fence is
-    longer than any backtick run inside, and a pipe would still split the cell."""
-    text = str(text).replace("\n", " ").replace("|", "/")
+def _code(text: str) -> str:
+    """Text as inline code: a code span escapes HTML itself; the fence is longer than any
+    backtick run inside."""
+    text = str(text).replace("\n", " ")
     ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
     return f"{ticks} {text} {ticks}"
+
+
+def _code_cell(text: str) -> str:
+    """Inline code in a table cell, where a pipe would still split the cell."""
+    return _code(str(text).replace("|", "/"))
 
 
 def _fence(code: str, lang: str = "bash", attrs: str = "") -> str:
@@ -337,9 +343,11 @@ class Site:
 
     def benchmarks(self, model_id: str) -> str:
         """Every published result: speed rows (TTFT and TPOT headed with their latency
-        percentile), accuracy scores and the result's notes, under its cell, picks, status and
-        SGLang version. Results follow their rounds' order, each round's notes after them;
-        results that name no round come last."""
+        percentile), accuracy scores, the serve command the run ran with its difference from
+        the recipe command, each row's reproduce command and the result's notes, under its
+        cell, picks, status and SGLang build (its round's, else its release). Results follow
+        their rounds' order, each round's notes after them; results that name no round come
+        last."""
         model = self.db.model(model_id)
         bench = model.benchmarks
         if bench is None:
@@ -365,7 +373,7 @@ class Site:
             if axis_id not in model.dimensions:
                 labels.append(self.t(next(o.label for o in model.axis_index[axis_id].options
                                           if o.id == option), model))
-        version = _md(f"SGLang {res.sglang or round_version}")
+        version = _md(f"SGLang {round_version or res.sglang}")
         out = [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} {version})\n"]
         if res.rows:
             percentile = self.t(f"percentile.{res.latency_percentile or bench.latency_percentile}")
@@ -377,7 +385,8 @@ class Site:
             out.append("|---:|---:|---:|---:|---:|---:|")
             for row in res.rows:
                 out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
-                           f"{row.ttft_ms:,g} | {row.tpot_ms:g} | {row.tok_s_gpu:,g} |")
+                           f"{_score(row.ttft_ms)} | {_score(row.tpot_ms)} | "
+                           f"{_score(row.tok_s_gpu)} |")
             out.append("")
         if res.accuracy:
             out += [f"| {self.th('table.benchmark')} | {self.th('table.score')} |", "|---|---:|"]
@@ -386,8 +395,44 @@ class Site:
                 score = self.th(f"unit.{decl.unit}", score=_score(item.score))
                 out.append(f"| {self.th(decl.label, model)} | {score} |")
             out.append("")
+        out += self._bench_commands(model, res)
         out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n" for note in res.notes]
         return out
+
+    def _bench_commands(self, model, res) -> list[str]:
+        """What the run served, against the recipe command, then (collapsed) that command
+        and each speed row's reproduce command, every one with the directive the docs
+        tests check it by."""
+        try:
+            run = served.served(self.db, model, res)
+        except (RecipeError, served.ServedError) as exc:
+            raise MacroError(f"benchmarks: the result on {'/'.join(res.match.values())}: "
+                             f"{exc}") from None
+        errors = [d for d in run.command.diagnostics if d.severity.value == "error"]
+        if errors:
+            raise MacroError(f"benchmarks: the serve command of the result on "
+                             f"{'/'.join(res.match.values())} fails its check: " +
+                             "; ".join(render.diagnostic_text(self.db, model, d, "en")
+                                       for d in errors))
+        if run.changes:
+            changes = "; ".join(f"+ {_code(c.now)}" if c.was is None
+                                else f"{_code(c.was)} → {_code(c.now)}"
+                                for c in run.changes)
+            said = f"{_prose(self.t('bench.serve.changed'))} {changes}"
+        else:
+            said = _prose(self.t("bench.serve.same"))
+        # labels, not fence titles: superfences ends a titled fence at a ``` inside it
+        blocks = [f"*{_md(self.t('bench.serve'))}*", ""] if res.rows else []
+        blocks += [_directive(model.id, run.command), "",
+                   _fence(render.command_text(self.db, model, run.command, self.lang))]
+        release = f" sglang={res.sglang}" if res.sglang else ""
+        for row, flags in zip(res.rows, served.reproduce(res, model.benchmarks, run.command)):
+            label = self.t("bench.reproduce", isl=f"{row.isl:,}", osl=f"{row.osl:,}",
+                           concurrency=f"{row.concurrency:,}")
+            blocks += ["", f"*{_md(label)}*", "", f"<!-- bench:{release} generated -->", "",
+                       _fence(bench_serving.command_text(flags))]
+        heading = self.t("bench.commands" if res.rows else "bench.serve")
+        return [said, "", f'??? example "{_esc(heading)}"', "", _indent("\n".join(blocks)), ""]
 
     def _badge_for(self, model, res) -> str:
         cell = model.cell(res.match)

@@ -4,7 +4,9 @@ tests/test_docs_rendered.py (pages after the macros ran).
 
 A lexer finds fenced blocks whatever their attributes (```bash title="…" is still bash); the
 check context of a shell block comes from the ``<!-- check: k=v … -->`` directive right above
-it. Counts of what was checked are kept per language for the end-of-run summary.
+it, and a ``<!-- bench: sglang=RELEASE -->`` directive marks a bench_serving command, checked
+against that release's arguments (every release's without one). Counts of what was checked
+are kept per language for the end-of-run summary.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import openai
 from sybil import Region, Sybil
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
+from macros import bench_serving
 from macros.check import check_text
 from macros.database import cached_database
 from macros.errors import RecipeError
@@ -27,6 +30,7 @@ from standin import StandInServer, served_models
 SHELL_LANGS = ("bash", "shell", "sh", "console", "zsh")
 COUNTS: Counter = Counter()
 _DIRECTIVE = re.compile(r"<!--\s*check:(?P<args>[^>]*?)-->\s*\n(?:[ \t]*\n)*\Z")
+_BENCH_DIRECTIVE = re.compile(r"<!--\s*bench:(?P<args>[^>]*?)-->\s*\n(?:[ \t]*\n)*\Z")
 _ALLOWED_BASE_URLS = ("http://localhost:30000/v1", "http://localhost:8000/v1",
                       "http://127.0.0.1:30000/v1")
 _NONE_PRINT = re.compile(r"^(?P<label>[A-Za-z][\w ]*): None$", re.M)
@@ -51,12 +55,14 @@ def _kind(path: str) -> str | None:
 
 
 class _Block:
-    def __init__(self, language: str, attrs: str, directive: dict | None):
+    def __init__(self, language: str, attrs: str, directive: dict | None,
+                 bench: dict | None = None):
         self.language, self.attrs, self.directive = language, attrs, directive
+        self.bench = bench
 
 
-def _directive_before(text: str, start: int) -> dict | None:
-    m = _DIRECTIVE.search(text[max(0, start - 600):start])
+def _directive_before(text: str, start: int, pattern: re.Pattern = _DIRECTIVE) -> dict | None:
+    m = pattern.search(text[max(0, start - 600):start])
     if not m:
         return None
     args: dict[str, str] = {}
@@ -80,7 +86,8 @@ class FenceParser:
         for region in self.lexer(document):
             lexemes = region.lexemes
             block = _Block(lexemes["language"], lexemes.get("attrs", ""),
-                           _directive_before(document.text, region.start))
+                           _directive_before(document.text, region.start),
+                           _directive_before(document.text, region.start, _BENCH_DIRECTIVE))
             yield Region(region.start, region.end, (block, lexemes["source"]), self.evaluator)
 
 
@@ -92,6 +99,8 @@ def evaluate_shell(example) -> str | None:
         COUNTS[(kind, lang, "shell-skipped")] += 1
         return None
     db = cached_database()
+    if block.bench is not None:
+        return _evaluate_bench(example, db, block.bench, str(source), kind, lang)
     own = {"model", "skip", "generated"}
     known = set(own)
     model_id = directive.get("model")
@@ -119,6 +128,25 @@ def evaluate_shell(example) -> str | None:
     lines = [f"{example.path}:{example.line + (f.line or 1)}: {f.message} ({f.rule}; "
              f"{', '.join(f.flags)})" for f in errors]
     return "command check failed:\n" + "\n".join(lines)
+
+
+def _evaluate_bench(example, db, directive: dict, source: str, kind, lang) -> str | None:
+    where = f"{example.path}:{example.line}"
+    unknown = sorted(set(directive) - {"sglang", "generated"})
+    release = directive.get("sglang")
+    if unknown:
+        return f"{where}: the bench directive has unknown keys {unknown} (known: sglang)"
+    if release is not None and release not in db.bench_releases.order:
+        return (f"{where}: the bench directive names sglang {release}, which the flag history "
+                f"does not cover ({', '.join(db.bench_releases.order)})")
+    try:
+        program, flags = bench_serving.read_command(source)
+    except ValueError as exc:
+        return f"{where}: {exc}"
+    COUNTS[(kind, lang, "bench")] += 1
+    found = bench_serving.problems(db.bench_releases, program, flags, release)
+    return "bench_serving command check failed:\n" + "\n".join(
+        f"{where}: {message}" for message in found) if found else None
 
 
 class _Redirect:
@@ -199,10 +227,11 @@ def summary_lines() -> list[str]:
     for kind, what in (("source", "Markdown sources"), ("rendered", "rendered pages")):
         for lang in ("en", "ko"):
             py, sh = COUNTS[(kind, lang, "python")], COUNTS[(kind, lang, "shell")]
-            other = COUNTS[(kind, lang, "shell-other")]
-            if py or sh or other:
+            other, bench = COUNTS[(kind, lang, "shell-other")], COUNTS[(kind, lang, "bench")]
+            if py or sh or other or bench:
                 out.append(f"docs {lang}, {what}: {py} Python snippets run, {sh} shell blocks "
-                           f"with SGLang commands checked, {other} other shell blocks")
+                           f"with SGLang commands checked, {bench} bench_serving commands "
+                           f"checked, {other} other shell blocks")
     return out
 
 
