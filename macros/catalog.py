@@ -256,11 +256,11 @@ def _deprecated_env(path: Path, catalog: Catalog) -> dict[str, str]:
     where = f"{catalog.package} {catalog.version}"
     out: dict[str, str] = {}
     for name, item in package.get("env_deprecated", {}).items():
-        if not _covers(item["in"], order, at):
+        if not covers(item["in"], order, at):
             continue
         facts = dict(item["facts"])
         for key, spans in item.get("changes", {}).items():
-            facts[key] = next(value for span, value in spans if _covers([span], order, at))
+            facts[key] = next(value for span, value in spans if covers([span], order, at))
         replacement, note = facts.get("replacement"), facts.get("note")
         if replacement:
             how = _TRANSFORMS.get(facts.get("transform"), facts.get("transform"))
@@ -277,7 +277,7 @@ def _deprecated_env(path: Path, catalog: Catalog) -> dict[str, str]:
     return out
 
 
-def _covers(ranges: list[str], order: list[str], at: int) -> bool:
+def covers(ranges: list[str], order: list[str], at: int) -> bool:
     """Whether release ``order[at]`` is in one of the history's ranges (``A..B``, inclusive)."""
     for text in ranges:
         first, _, last = text.partition("..")

@@ -252,7 +252,7 @@ def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Cata
     parsed = out.parse(doc, MigrationsFile) if doc else None
     if parsed is None:
         return releases
-    known = {name for v in releases.order for name in releases.catalog(v).flags}
+    known = releases.flag_names()
     for i, m in enumerate(parsed.migrations):
         p = ("migrations", i)
         for where, name in [(p + ("flag",), m.flag)] + \

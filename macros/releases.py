@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalog import Catalog, FlagSpec, value_problem
+from .catalog import Catalog, FlagSpec, covers, value_problem
 from .catalog_build.history import release_snapshot, releases_of
 from .flags import Flag
 
@@ -76,6 +76,10 @@ class Releases:
             return self.pinned.version
         return self.newest if release == LATEST else release
 
+    def flag_names(self) -> set[str]:
+        """Every flag any release of the history has."""
+        return set(self.history["packages"][self.pinned.package]["flags"])
+
     def knows(self, release: str) -> bool:
         return release == LATEST or release in self.order
 
@@ -134,21 +138,34 @@ class Releases:
             hi += 1
         return self.order[lo], self.order[hi]
 
+    def _fact(self, name: str, key: str, version: str):
+        """One fact of flag ``name`` in release ``version`` (None where it lacks the flag),
+        read from the history entry alone: a whole snapshot costs a walk over every flag."""
+        entry = self.history["packages"][self.pinned.package]["flags"].get(name)
+        at = self.order.index(version)
+        if entry is None or not covers(entry["in"], self.order, at):
+            return None
+        for span, value in entry.get("changes", {}).get(key, ()):
+            if covers([span], self.order, at):
+                return value
+        return entry["facts"].get(key)
+
+    def has(self, version: str, name: str) -> bool:
+        entry = self.history["packages"][self.pinned.package]["flags"].get(name)
+        return entry is not None and covers(entry["in"], self.order, self.order.index(version))
+
     def removal(self, version: str, name: str) -> str | None:
         """The date after which ``version`` plans to remove flag ``name`` (its deprecation)."""
-        entry = self._snapshot(version).get(name)
-        return entry.get("removal") if entry else None
+        return self._fact(name, "removal", version)
 
     def deprecated_since(self, name: str) -> str | None:
         """The first release that deprecates flag ``name``."""
-        return next((v for v in self.order
-                     if (self._snapshot(v).get(name) or {}).get("deprecated")), None)
+        return next((v for v in self.order if self._fact(name, "deprecated", v)), None)
 
     def applies(self, migration: Migration, version: str) -> bool:
         """A release rewrites a spelling it deprecates, once it has every replacement flag."""
-        facts = self._snapshot(version)
-        return bool((facts.get(migration.flag) or {}).get("deprecated")) \
-            and all(name in facts for name in migration.new_flags())
+        return bool(self._fact(migration.flag, "deprecated", version)) \
+            and all(self.has(version, name) for name in migration.new_flags())
 
     def migrate(self, flags: list[Flag], version: str) -> tuple[list[Flag], list[Rewrite]]:
         """``flags`` as release ``version`` spells them, and what changed: the deprecated flag
