@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from macros.selection import Selection
 from macros import condition_check, conditions, templates
-from macros.database import _Validator, load_database
+from macros.database import load_database
+from macros.validate import Validator
 from macros.errors import RecipeError
 from macros.resolve import resolve
 
@@ -114,7 +115,7 @@ def test_a_platform_attribute_fills_a_template_as_its_catalog_id(recipes_copy):
 
 @pytest.fixture(scope="module")
 def vocabularies(db):
-    return [_Validator(None, m, {}, db.platforms, db.catalog, db.router_catalog,
+    return [Validator(None, m, {}, db.platforms, db.catalog, db.router_catalog,
                        db.releases).vocabulary
             for m in db.models.values()]
 
