@@ -3,7 +3,7 @@
 (a) full two-language build against a plain Material build of the same pages with every macro
     already expanded (the overhead ratio; same run, several repeats, median);
 (b) build time and peak memory for synthetic databases of 1, 10 and 50 models;
-(c) time to resolve and check every reachable selection of one model;
+(c) time to resolve and check every reachable selection of each model in recipes/;
 (d) Playground payload per page (gzip) and click-to-command time (needs Chromium);
 (e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly).
 
@@ -145,17 +145,20 @@ from macros.database import load_database
 from macros.resolve import resolve
 from macros.selections import deployment_selections
 t0 = time.perf_counter(); db = load_database(); t1 = time.perf_counter()
-out = {'load_s': t1 - t0}
-for key, large in (('overlays', False), ('all', True)):
-    t1 = time.perf_counter()
-    sels = list(deployment_selections(db, 'kimi-k3', large_scale=large)); t2 = time.perf_counter()
-    errors = 0
-    for s in sels:
-        res = resolve(db, Selection.flat(db.model('kimi-k3'), s))
-        errors += sum(d.severity.value == 'error' for d in res.diagnostics)
-    t3 = time.perf_counter()
-    out[key] = {'enumerate_s': t2 - t1, 'resolve_check_s': t3 - t2, 'selections': len(sels),
-                'errors': errors}
+out = {'load_s': t1 - t0, 'models': {}}
+for mid in db.models:
+    model = db.model(mid)
+    row = out['models'][mid] = {}
+    for key, large in (('overlays', False), ('all', True)):
+        t1 = time.perf_counter()
+        sels = list(deployment_selections(db, mid, large_scale=large)); t2 = time.perf_counter()
+        errors = 0
+        for s in sels:
+            res = resolve(db, Selection.flat(model, s))
+            errors += sum(d.severity.value == 'error' for d in res.diagnostics)
+        t3 = time.perf_counter()
+        row[key] = {'enumerate_s': t2 - t1, 'resolve_check_s': t3 - t2, 'selections': len(sels),
+                    'errors': errors}
 print(json.dumps(out))
 """
 
@@ -177,11 +180,12 @@ def bench_payload() -> dict:
     css = (ROOT / "overrides/assets/recipes/playground.css").read_bytes()
     out = {"js_bytes": len(js), "js_gzip": len(gzip.compress(js, 9)),
            "css_gzip": len(gzip.compress(css, 9))}
-    for lang in ("en", "ko"):
-        data = json.dumps(export_model(db, "kimi-k3", lang), ensure_ascii=False,
-                          separators=(",", ":"), sort_keys=True).encode()
-        out[f"json_{lang}_bytes"] = len(data)
-        out[f"json_{lang}_gzip"] = len(gzip.compress(data, 9))
+    out["json"] = {}
+    for mid in db.models:
+        for lang in ("en", "ko"):
+            data = json.dumps(export_model(db, mid, lang), ensure_ascii=False,
+                              separators=(",", ":"), sort_keys=True).encode()
+            out["json"][f"{mid}.{lang}"] = (len(data), len(gzip.compress(data, 9)))
     return out
 
 
@@ -265,18 +269,20 @@ def main() -> int:
         per = (b[-1]["build_s"] - b[0]["build_s"]) / (b[-1]["models"] - b[0]["models"])
         print(f"| (b) marginal cost per extra model | {per:.2f} s |")
     print(f"| (c) load database | {c['load_s'] * 1000:.0f} ms |")
-    for key, what in (("overlays", "cells × overlays"), ("all", "cells × overlays × presets")):
-        s = c[key]
-        print(f"| (c) {what}: enumerate {s['selections']:,} selections | "
-              f"{s['enumerate_s']:.2f} s |")
-        print(f"| (c) {what}: resolve + check all | {s['resolve_check_s']:.2f} s "
-              f"({s['resolve_check_s'] / s['selections'] * 1000:.2f} ms each, "
-              f"{s['errors']} errors) |")
+    for mid, row in c["models"].items():
+        for key, what in (("overlays", "cells × overlays"), ("all", "cells × settings × presets")):
+            s = row[key]
+            print(f"| (c) {mid}, {what}: enumerate {s['selections']:,} selections | "
+                  f"{s['enumerate_s']:.2f} s |")
+            print(f"| (c) {mid}, {what}: resolve + check all | {s['resolve_check_s']:.2f} s "
+                  f"({s['resolve_check_s'] / max(s['selections'], 1) * 1000:.2f} ms each, "
+                  f"{s['errors']} errors) |")
     print(f"| (d) playground.js | {d['js_bytes']:,} B ({d['js_gzip']:,} B gzip) |")
-    for lang in ("en", "ko"):
-        print(f"| (d) kimi-k3.{lang}.json | {d[f'json_{lang}_bytes']:,} B "
-              f"({d[f'json_{lang}_gzip']:,} B gzip) |")
-    print(f"| (d) JS + JSON per page (gzip) | {d['js_gzip'] + d['css_gzip'] + d['json_en_gzip']:,} B |")
+    for name, (raw, packed) in d["json"].items():
+        print(f"| (d) {name}.json | {raw:,} B ({packed:,} B gzip) |")
+        if name.endswith(".en"):
+            print(f"| (d) {name[:-3]}: JS + CSS + JSON per page (gzip) | "
+                  f"{d['js_gzip'] + d['css_gzip'] + packed:,} B |")
     if click:
         for key, value in click.items():
             print(f"| (d) {key} | {value} |")
