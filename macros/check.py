@@ -63,9 +63,8 @@ class Finding:
 
 
 _BACKGROUND = ("'&' runs this command in the background: the shell goes on at once, so the next "
-               "command runs before it listens, and it stops when the terminal closes; run it in "
-               "a terminal of its own, or under nohup with its output in a log, and wait until "
-               "its /health endpoint answers")
+               "command runs before the server listens; start it in a terminal of its own (or "
+               "under a process manager) and wait until its /health endpoint answers")
 
 
 def _program_at(words: list[str]) -> tuple[str, str, int, bool] | None:
@@ -316,15 +315,18 @@ def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Findin
     return out
 
 
-def check_state(db: Database, model: Model, match, picks, flags, env, cell):
-    """Findings for a composed command (called by resolve for every generated command)."""
+def check_state(db: Database, model: Model, match, picks, flags, env, cell,
+                release: str | None = None):
+    """Findings for a composed command (called by resolve for every generated command), judged
+    as the release it is written for parses it (the pinned one when None)."""
 
     # the rules are written in the spelling a migration replaces: read the command back in it
     ctx = _CheckContext(db, model, match, picks, db.releases.legacy(flags), env, cell, "server",
                         {})
     cmd = Command("server", 0, env=list(env.items()),
                   flags=[(n, v) for n, v in flags.items()])
-    findings = catalog_findings(cmd, db.catalog, model_env(model), model_values(model)) \
+    catalog = db.catalog if release in (None, db.catalog.version) else db.releases.catalog(release)
+    findings = catalog_findings(cmd, catalog, model_env(model), model_values(model)) \
         + rule_findings(db, model, ctx)
     return [Diagnostic(severity=f.severity, rule=f.rule,
                        message=TextRef(id=f.text_id or f.rule, fields=f.fields), flags=f.flags)
@@ -460,11 +462,12 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
 def _release_catalog(db: Database, sglang: str | None) -> Catalog:
     if sglang is None:
         return db.catalog
-    if sglang not in db.releases.order:
+    release = db.releases.named(sglang)
+    if release is None:
         raise RecipeError([Problem("<command line>", None, None, f"--sglang: '{sglang}' is no "
                                    f"release of the flag history (known: "
-                                   f"{', '.join(db.releases.order)})")])
-    return db.releases.catalog(sglang)
+                                   f"{', '.join(db.releases.order)}, latest)")])
+    return db.releases.catalog(release)
 
 
 def _canonical_flags(cmd: Command, catalog: Catalog) -> dict[str, tuple[str, ...]]:

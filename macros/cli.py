@@ -243,6 +243,9 @@ def cmd_calc(args) -> int:
     consts = _calculator_arg(model, args.calculator)
     sel = _selection(args, model)
     table = [_avg_len(text, "--avg-len") for text in args.avg_len or []]
+    if table and model.info.request_length is None:
+        raise RecipeError([Problem("<command line>", None, None, "--avg-len does not apply: no "
+                                   f"calculator of {model.info.name} reads a request length")])
     res = resolve(db, sel)
     reason = res.calculation(consts.id).reason
     if reason is not None:

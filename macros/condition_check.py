@@ -181,8 +181,10 @@ def _check_op(key: str, op: Op, domain: Domain, vocab: Vocabulary) -> Found:
     if name == "ieq":
         return _check_value(key, want, domain, path, fold=True)
     if name in ("in", "not_in"):
-        # a list written as the whole test is one 'in' whose items sit at the test's path
-        return [f for i, w in enumerate(want) for f in _check_value(key, w, domain, path + (i,))]
+        # a list written as the whole test is one 'in' whose items sit at the test's path; an
+        # item that is a mapping or a list is the parser's problem, reported already
+        return [f for i, w in enumerate(want) if not isinstance(w, (dict, list))
+                for f in _check_value(key, w, domain, path + (i,))]
     if name == "ne_var":
         if want not in vocab.keys:
             return [(path, f"'ne_var' names unknown context key '{clip(want)}' "

@@ -371,6 +371,8 @@ def parse_test(key: str, spec: Any, path: Path) -> Test:
                                                f"{', '.join(sorted(OPS))})"))
             elif (found := _operand_problems(key, op, want, path + (op,))):
                 problems += found
+                if op in ("in", "not_in") and isinstance(want, list) and want:
+                    ops.append(_op(op, want, path + (op,)))  # its good items are checked too
             else:
                 ops.append(_op(op, want, path + (op,)))
         return Test(tuple(ops), "ops", path, tuple(problems))
@@ -378,8 +380,8 @@ def parse_test(key: str, spec: Any, path: Path) -> Test:
         if not spec:
             problems.append((path, f"an empty list never matches '{key}'"))
         problems += [f for i, w in enumerate(spec) for f in _scalar_problems(key, w, path + (i,))]
-        return Test((_op("in", spec, path),) if not problems else (), "list", path,
-                    tuple(problems))
+        # the good items of a list with a bad one are still checked against the vocabulary
+        return Test((_op("in", spec, path),) if spec else (), "list", path, tuple(problems))
     problems += _scalar_problems(key, spec, path)
     return Test((_op("eq", spec, path),) if not problems else (), "value", path, tuple(problems))
 
@@ -387,7 +389,8 @@ def parse_test(key: str, spec: Any, path: Path) -> Test:
 def _op(name: str, want: Any, path: Path) -> Op:
     if name in ("in", "not_in"):
         want = tuple(want)
-        return Op(name, want, path, frozenset(norm(w) for w in want))
+        return Op(name, want, path, frozenset(norm(w) for w in want
+                                              if not isinstance(w, (dict, list))))
     normed = norm(want).lower() if name == "ieq" else norm(want)
     return Op(name, want, path, normed)
 

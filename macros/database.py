@@ -254,8 +254,12 @@ def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Cata
     if parsed is None:
         return releases
     known = releases.flag_names()
+    ids: set[str] = set()
     for i, m in enumerate(parsed.migrations):
         p = ("migrations", i)
+        if m.id in ids:
+            out.add(doc, p + ("id",), f"migration id '{m.id}' is used twice")
+        ids.add(m.id)
         for where, name in [(p + ("flag",), m.flag)] + \
                 [(p + ("rename", k), n) for k, v in m.rename.items() for n in (k, v)]:
             if name not in known:

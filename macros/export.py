@@ -58,17 +58,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         cells.append(data)
     axes = [a.model_dump(mode="json", exclude_defaults=True) for a in model.axes]
     rules = model.rules.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-    catalog = {}
-    for name in sorted(_flag_names(model, db.releases)):
-        spec = db.catalog.flags.get(name)
-        if spec is None:
-            continue
-        catalog[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
-                         "choices": list(spec.choices) if spec.choices else None,
-                         "late_choices": list(spec.late_choices) if spec.late_choices else None,
-                         "deprecated": spec.deprecated, "default": spec.default,
-                         "action": spec.action,
-                         "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
+    names = sorted(_flag_names(model, db.releases))
     env_names: set[str] = set()
     for cell in model.cells:
         env_names |= {e.split("=", 1)[0] for e in cell.env}
@@ -77,9 +67,9 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
             env_names |= {e.split("=", 1)[0] for e in o.env}
     for t in model.rules.transforms:
         env_names |= {e.split("=", 1)[0] for e in t.env}
-    registered = sorted(n for n in env_names if n in db.catalog.env)
-    deprecated = {n: db.catalog.deprecated_env[n] for n in sorted(env_names)
-                  if n in db.catalog.deprecated_env}
+    # the releases the model's images ship, each judged by its own catalog (check_state)
+    releases = sorted({db.releases.resolve(r.sglang) for r in model.info.docker_images}
+                      - {db.catalog.version})
     platforms = [db.platforms[h].model_dump(mode="json") for h in model.info.hardware]
     used: set[str] = set()
     for part in (info, cells, axes, rules):
@@ -98,10 +88,33 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "axes": axes,
         "rules": rules,
         "catalog": {"package": db.catalog.package, "version": db.catalog.version,
-                    "flags": catalog, "env": registered, "env_deprecated": deprecated},
+                    **_catalog_slice(db.catalog, names, env_names)},
+        "release_catalogs": {v: _catalog_slice(db.releases.catalog(v), names, env_names)
+                             for v in releases},
         "releases": _releases(db),
         "text": text,
     }
+
+
+def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
+    """The part of a release's catalog the model's commands can use: its flags by the names
+    the data writes (an alias of an older release included), its registered and deprecated
+    variables."""
+    flags = {}
+    for name in names:
+        hit = catalog.lookup(name)
+        spec = hit.spec if hit.kind in ("exact", "alias") else None
+        if spec is None:
+            continue
+        flags[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
+                       "choices": list(spec.choices) if spec.choices else None,
+                       "late_choices": list(spec.late_choices) if spec.late_choices else None,
+                       "deprecated": spec.deprecated, "default": spec.default,
+                       "action": spec.action,
+                       "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
+    return {"flags": flags, "env": sorted(n for n in env_names if n in catalog.env),
+            "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
+                               if n in catalog.deprecated_env}}
 
 
 def _releases(db: Database) -> dict:

@@ -69,6 +69,12 @@ class Releases:
     def newest(self) -> str:
         return self.order[-1]
 
+    def named(self, given: str) -> str | None:
+        """A release as a reader names it (``latest``: the newest), or None if unknown."""
+        if given == LATEST:
+            return self.newest
+        return given if given in self.order else None
+
     def resolve(self, release: str | None) -> str:
         """The release a command is checked against: an image's release (``latest``: the
         newest), or the pinned one for a build that names none (a branch image)."""
@@ -101,12 +107,16 @@ class Releases:
                     continue
                 spec = FlagSpec.from_json(entry, self.pinned.package)
                 pinned = self.pinned.flags.get(name)
-                if pinned is not None and pinned.bound is not None:
-                    spec = dataclasses.replace(spec, bound=pinned.bound)
+                if pinned is not None:  # what flag-bounds.yaml adds to the pinned catalog
+                    spec = dataclasses.replace(spec, bound=pinned.bound,
+                                               env_choices=pinned.env_choices)
                 flags[name] = spec
-            cat = Catalog(self.pinned.package, version, flags,
-                          {e["name"]: e for e in meta["env"]},
-                          bool(meta.get("allow_abbrev", True)), self.pinned.programs)
+            env = {e["name"]: e for e in meta["env"]}
+            # the variables read outside the registry (env_read), known for the pinned release
+            env.update({n: e for n, e in self.pinned.env.items() if "read" in e})
+            cat = Catalog(self.pinned.package, version, flags, env,
+                          bool(meta.get("allow_abbrev", True)), self.pinned.programs,
+                          below={k: v for k, v in self.pinned.below.items() if k in flags})
             cat._index()
             self._catalogs[version] = cat
         return self._catalogs[version]
@@ -116,12 +126,18 @@ class Releases:
         the model's branch reads, ``branch_values``)?"""
         key = (version, flag.name, flag.values)
         if key not in self._accepts:
-            spec = self.catalog(version).flags.get(flag.name)
+            spec = self._spec(version, flag.name)
             self._accepts[key] = spec is not None and value_problem(spec, flag.values) is None
         if not self._accepts[key] and branch and flag.values \
                 and all(v in branch.get(flag.name, {}) for v in flag.values):
-            return flag.name in self.catalog(version).flags
+            return self._spec(version, flag.name) is not None
         return self._accepts[key]
+
+    def _spec(self, version: str, name: str) -> FlagSpec | None:
+        """The flag as argparse in ``version`` reads ``name``: by its name or an alias (0.5.13
+        knows --tp-size as an alias of --tensor-parallel-size)."""
+        hit = self.catalog(version).lookup(name)
+        return hit.spec if hit.kind in ("exact", "alias") else None
 
     def span(self, flags: list[Flag], release: str, branch: dict | None = None
              ) -> tuple[str, str] | None:

@@ -51,6 +51,7 @@ class _State:
     _calc_cache: dict = field(default_factory=dict)
     _pd: Any = ()
     check_shape: bool = True  # off while composing the verified shapes themselves
+    release: str | None = None  # the release to spell the command for, instead of its image's
 
     @property
     def hw(self) -> str:
@@ -152,15 +153,19 @@ def pd_server(model: Model, ctx) -> str | None:
                  if server.when.holds(ctx) is True), None)
 
 
-def resolve(db: Database, sel: Selection, *, strict: bool = True) -> Resolution:
+def resolve(db: Database, sel: Selection, *, strict: bool = True,
+            release: str | None = None) -> Resolution:
     """Compose the command for a selection. ``strict`` raises SelectionError on anything
-    impossible; otherwise the selection snaps to the nearest valid one (the Playground's way)."""
-    return _resolve(db, sel, strict, shapes=True)
+    impossible; otherwise the selection snaps to the nearest valid one (the Playground's way).
+    ``release`` spells it for that sglang release instead of its image's (a benchmark run's)."""
+    return _resolve(db, sel, strict, shapes=True, release=release)
 
 
-def _resolve(db: Database, sel: Selection, strict: bool, shapes: bool) -> Resolution:
+def _resolve(db: Database, sel: Selection, strict: bool, shapes: bool,
+             release: str | None = None) -> Resolution:
     st, axis_states = _select(db, sel, strict)
     st.check_shape = shapes
+    st.release = release
     model = st.model
     for axis in model.axes:
         value = st.picks[axis.id]
@@ -587,7 +592,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     model_name = _first_match(info.model_names, st).name
     image_rule = _first_match(info.docker_images, st)
     image = image_rule.image
-    release = st.db.releases.resolve(image_rule.sglang)
+    release = st.release or st.db.releases.resolve(image_rule.sglang)
     values = _placeholders(st, model_name)
     composed = [Flag(t.flag.name, tuple(_fill(v, values) for v in t.flag.values))
                 for t in st.toks]
@@ -623,7 +628,8 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
     diagnostics = check_state(st.db, st.model, st.match, known,
-                              {f.name: f.values for f in flags}, dict(st.env_items), st.cell)
+                              {f.name: f.values for f in flags}, dict(st.env_items), st.cell,
+                              release)
     return Resolution(
         model=st.model.id, hw=st.hw, match=dict(st.match), pd=pd,
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,

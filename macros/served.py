@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import bench_serving
+from .check import check_state
 from .database import Database, Model
 from .flags import Flag, env_name, env_text, parse_flag_text
 from .resolve import resolve
@@ -39,15 +40,17 @@ class Served:
     recipe: Resolution  # the recipe command of the result's cell and settings
     command: Resolution  # what the run served
     changes: list[Change]
+    # flags of today's recipe command the run's release refuses: the recipe has moved on
+    # since the run, whose own command is not on record (then judged by the pinned release)
+    refused: tuple[str, ...] = ()
 
 
 def served(db: Database, model: Model, result: BenchResult) -> Served:
     """The serve command ``result`` ran. Raises RecipeError for a selection that resolve
     refuses, ServedError for an extra flag or variable the recipe command already has."""
-    from .check import check_state  # check.py imports resolve's result types
-
     sel = Selection.flat(model, result.match)
-    recipe = resolve(db, sel)
+    # spelt for the release the run ran on (a build between releases: the recipe's own)
+    recipe = resolve(db, sel, release=result.sglang)
     flags, changes = list(recipe.flags), []
     for text in result.extra_flags:
         for flag in parse_flag_text(text):
@@ -57,11 +60,17 @@ def served(db: Database, model: Model, result: BenchResult) -> Served:
         _apply(env, entry, env_name, env_text, changes, "variable")
     known = {k: ("" if v is None else v) for k, v in recipe.picks.items()}
     known["nodes"] = recipe.nodes
-    diagnostics = check_state(db, model, recipe.match, known,
-                              {f.name: f.values for f in flags},
-                              dict(e.split("=", 1) for e in env), model.cell(recipe.match))
+    def judged(release):
+        return check_state(db, model, recipe.match, known, {f.name: f.values for f in flags},
+                           dict(e.split("=", 1) for e in env), model.cell(recipe.match), release)
+    diagnostics = judged(recipe.sglang)
+    refused = tuple(sorted({f for d in diagnostics if d.severity.value == "error"
+                            and d.rule in ("catalog.bad-value", "catalog.unknown-flag")
+                            for f in d.flags}))
+    if refused:
+        diagnostics = judged(None)
     command = recipe.model_copy(update={"flags": flags, "env": env, "diagnostics": diagnostics})
-    return Served(recipe, command, changes)
+    return Served(recipe, command, changes, refused)
 
 
 def _apply(items: list, item, key, text, changes: list[Change], what: str) -> None:

@@ -414,7 +414,10 @@ class Site:
                              f"{'/'.join(res.match.values())} fails its check: " +
                              "; ".join(render.diagnostic_text(self.db, model, d, "en")
                                        for d in errors))
-        if run.changes:
+        if run.refused:
+            said = _prose(self.t("bench.serve.refused", release=run.command.sglang,
+                                 flags=", ".join(run.refused)))
+        elif run.changes:
             changes = "; ".join(f"+ {_code(c.now)}" if c.was is None
                                 else f"{_code(c.was)} → {_code(c.now)}"
                                 for c in run.changes)
@@ -423,7 +426,8 @@ class Site:
             said = _prose(self.t("bench.serve.same"))
         # labels, not fence titles: superfences ends a titled fence at a ``` inside it
         blocks = [f"*{_md(self.t('bench.serve'))}*", ""] if res.rows else []
-        blocks += [_directive(model.id, run.command), "",
+        judged = self.db.catalog.version if run.refused else None
+        blocks += [_directive(model.id, run.command, release=judged), "",
                    _fence(render.command_text(self.db, model, run.command, self.lang))]
         release = f" sglang={res.sglang}" if res.sglang else ""
         for row, flags in zip(res.rows, served.reproduce(res, model.benchmarks, run.command)):
@@ -448,6 +452,10 @@ class Site:
         reason = res.calculation(consts.id).reason
         if reason is not None:
             return f"*{_md(self.t(reason.id, model))}*"
+        if model.info.request_length is None:  # a value that no request length moves
+            value = of_command(consts, res.flags, res.env, res.pd, None)[1]
+            return "\n".join([f"| {_code_cell(consts.pins)} |", "|---:|",
+                              f"| {calc_fmt(value) if value else '—'} |"])
         rows = [f"| {self.th('table.avg_len')} | {_code_cell(consts.pins)} |", "|---:|---:|"]
         for length in model.info.request_length.common:
             value = of_command(consts, res.flags, res.env, res.pd, length)[1]
@@ -550,10 +558,14 @@ def cell_anchor(model, match: dict) -> str:
     return "cell-" + "-".join(model.key(match))
 
 
-def _directive(model_id: str, res: Resolution, program: str = "server") -> str:
-    """A check directive translators keep verbatim: the context of the block below it."""
+def _directive(model_id: str, res: Resolution, program: str = "server",
+               release: str | None = None) -> str:
+    """A check directive translators keep verbatim: the context of the block below it, and
+    the release it is judged by (its own, or ``release``)."""
     context = [f"{k}={v}" for k, v in res.match.items()]
     context += [f"{k}={v}" for k, v in res.picks.items() if v is not None]
+    if program == "server":
+        context.append(f"sglang={release or res.sglang}")
     return f"<!-- check: model={model_id} {' '.join(context)} generated -->"
 
 

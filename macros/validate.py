@@ -568,6 +568,10 @@ class Validator:
             self.release(d, ("docker_images", i, "sglang"), rule.sglang, image=True)
         for i, r in enumerate(info.rounds):
             self.release(d, ("rounds", i, "sglang"), r.sglang)
+            named = _release_named(r.version, self.releases.order)
+            if r.sglang is not None and named is not None and named != r.sglang:
+                self.out.add(self.docs[d], ("rounds", i, "sglang"), f"round '{r.id}' ran "
+                             f"{r.version}, which names release {named}, not {r.sglang}")
         for i, f in enumerate(info.pd.router.flags if info.pd else []):
             self.flag_text(d, ("pd", "router", "flags", i), f, one=False, catalog=self.router)
 
@@ -881,7 +885,7 @@ class Validator:
             self.out.add(doc, path + ("sglang",), f"unknown sglang release '{res.sglang}' "
                          f"(the flag history's: {choices_hint(res.sglang, order, len(order))})")
         rnd = next((r for r in self.m.info.rounds if r.id == res.round), None)
-        named = _release_named(rnd.version, order) if rnd is not None else None
+        named = (rnd.sglang or _release_named(rnd.version, order)) if rnd is not None else None
         if named is not None and res.sglang != named:
             if res.sglang is None:
                 self.out.add(doc, path + ("round",), f"round '{rnd.id}' ran SGLang "

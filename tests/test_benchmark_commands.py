@@ -6,6 +6,8 @@ release, at load and in the rendered pages' docs tests. Every test runs over eve
 
 from __future__ import annotations
 
+import html
+
 import json
 import re
 import shutil
@@ -121,9 +123,33 @@ def test_every_result_shows_the_serve_command_its_run_served(db, model, lang):
 @pytest.mark.parametrize("model", MODELS)
 def test_a_run_that_added_nothing_is_said_to_have_served_the_recipe_command(db, model, lang):
     results = in_page_order(db, model)
-    plain = [i for i, r in enumerate(results) if not r.extra_flags and not r.extra_env]
+    m = db.model(model)
+    plain = [i for i, r in enumerate(results) if not r.extra_flags and not r.extra_env
+             and not served(db, m, r).refused]
     blocks = result_blocks(Site(db, lang).benchmarks(model))
     assert plain and all(RECIPE[lang] in blocks[i] for i in plain)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("model", MODELS)
+def test_a_run_whose_release_refuses_the_recipe_command_says_its_command_is_not_on_record(
+        db, model, lang):
+    """A result on a release that refuses a flag of today's recipe command cannot have
+    served it: the page says so instead of claiming the recipe command."""
+    m = db.model(model)
+    results = in_page_order(db, model)
+    blocks = result_blocks(Site(db, lang).benchmarks(model))
+    for result, lines in zip(results, blocks):
+        run = served(db, m, result)
+        refused = [f for f in run.refused
+                   if not db.releases.accepts(run.command.sglang,
+                                              next(x for x in run.command.flags if x.name == f))]
+        assert refused == list(run.refused)  # each named flag is refused by the run's release
+        said = db.t(lang, "bench.serve.refused", release=run.command.sglang,
+                    flags=", ".join(run.refused))
+        assert (said in html.unescape("\n".join(lines)).replace("`", "")) == bool(run.refused)
+        if run.refused:
+            assert RECIPE[lang] not in lines
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

@@ -167,6 +167,8 @@ def test_clicks_compose_the_cli_command(tab, cli, db, lang):
     assert badge.text_content() == want["status_label"]
     assert badge.get_attribute("class") == f"recipe-badge recipe-badge--{want['status']}"
     assert text_of(page, "calc-value") == want["calculations"][0]["text"]
+    assert text_of(page, "release") == db.t(lang, "ui.sglang-release",
+                                            release=want["sglang"]["release"])
     rules = page.eval_on_selector_all('[data-testid="diagnostics"] [data-rule]',
                                       "els => els.map(e => e.dataset.rule)")
     assert rules == [d["rule"] for d in want["diagnostics"]]

@@ -54,6 +54,7 @@ def _expected(db, model_id: str, selection: dict) -> dict:
         "router": render.router_text(res),
         "status": res.status,
         "cell_status": res.cell_status,
+        "sglang": res.sglang,
         "calculations": [[c.id, c.pins, c.value, c.reason.id if c.reason else None]
                          for c in res.calculations],
         "nodes": res.nodes,
@@ -123,7 +124,7 @@ def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
 
 
 KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "cell_status",
-        "calculations",
+        "sglang", "calculations",
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
 

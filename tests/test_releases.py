@@ -14,7 +14,7 @@ import pytest
 from helpers.models import MODELS, ROOT, edit_yaml
 from helpers.project import project_copy, recipes_root
 
-from macros.check import check_text
+from macros.check import Command, catalog_findings, check_text, model_env, model_values
 from macros.database import load_database
 from macros.errors import RecipeError
 from macros.flags import Flag
@@ -74,18 +74,22 @@ def test_a_command_for_a_release_without_the_replacement_keeps_the_old_spelling(
 
 @pytest.mark.parametrize("model_id", MODELS)
 def test_the_replaced_spelling_is_named_beside_the_command(db, model_id):
+    since = db.releases.deprecated_since(DEPRECATED)
+    named = 0
     for res in _printed(db, model_id):
-        if "--attn-dp-size" not in [f.name for f in res.flags]:
-            continue
-        [caveat] = [c for c in res.caveats if c.kind == "migrated"
+        migrated = [c for c in res.caveats if c.kind == "migrated"
                     and c.text.id.startswith("migrate.caveat")]
+        if "--attn-dp-size" not in [f.name for f in res.flags]:
+            assert migrated == []
+            continue
+        [caveat] = migrated
         fields = caveat.text.fields
         assert DEPRECATED in fields["old"] and fields["new"].startswith("--attn-dp-size")
-        assert (fields["release"], fields["since"], fields["removal"]) == \
-            (res.sglang, "0.5.22", "2026-12-31")
+        assert (fields["release"], fields["since"], fields.get("removal")) == \
+            (res.sglang, since, db.releases.removal(res.sglang, DEPRECATED))
         assert caveat.flag == "--attn-dp-size"
-        return
-    pytest.fail(f"no printed command of {model_id} uses the replacement")
+        named += 1
+    assert named or not _names(model_id, DEPRECATED)
 
 
 def test_a_migration_keeps_the_partner_value_and_its_place(db):
@@ -109,17 +113,26 @@ def test_the_rules_read_the_replacement_in_their_own_spelling(db):
 
 @pytest.mark.parametrize("model_id", MODELS)
 def test_every_printed_command_names_its_release_and_the_releases_that_accept_it(db, model_id):
-    order = db.releases.order
+    """The span agrees with the checker run against each release's catalog: no error at its
+    first release, some error at the release before it."""
+    order, model = db.releases.order, db.model(model_id)
+
+    def errors(res, version):
+        cmd = Command("server", 0, env=[tuple(e.split("=", 1)) for e in res.env],
+                      flags=[(f.name, f.values) for f in res.flags])
+        return [f for f in catalog_findings(cmd, db.releases.catalog(version), model_env(model),
+                                            model_values(model))
+                if f.severity.value == "error"]
+    seen = set()
     for res in _printed(db, model_id):
         first, last = res.sglang_span
         assert order.index(first) <= order.index(res.sglang) <= order.index(last)
-        for v in (first, last):
-            assert all(db.releases.accepts(v, f, db.model(model_id).info.branch_values)
-                       for f in res.flags)
-        if order.index(first) > 0:  # the release before the span refuses some flag
-            before = order[order.index(first) - 1]
-            assert not all(db.releases.accepts(before, f, db.model(model_id).info.branch_values)
-                           for f in res.flags)
+        if (first, res.sglang) in seen:
+            continue  # one command per span keeps the catalog runs few
+        seen.add((first, res.sglang))
+        assert errors(res, first) == []
+        if order.index(first) > 0:
+            assert errors(res, order[order.index(first) - 1]), (res.match, first)
 
 
 def test_the_command_json_names_the_release(cli, db):
@@ -142,7 +155,7 @@ def test_check_judges_a_command_as_the_named_release_parses_it(cli):
 def test_check_refuses_a_release_the_history_lacks(cli, db):
     r = cli("check", "--sglang", "0.9", "--", "sglang", "serve", "--model-path", "x")
     assert (r.code, r.err) == (1, "error: <command line>: --sglang: '0.9' is no release of the "
-                                  f"flag history (known: {', '.join(db.releases.order)})\n")
+                                  f"flag history (known: {', '.join(db.releases.order)}, latest)\n")
 
 
 def test_an_image_release_the_history_lacks_is_a_load_error(recipes_copy):
@@ -219,21 +232,18 @@ def test_the_build_fails_on_a_printed_command_that_depends_on_an_expiring_flag(
     assert not (project / "site").exists()
 
 
-def test_check_text_reads_the_replacement_for_the_rules(db):
-    """A rule about the old spelling holds for a hand-written command in the new one: the
-    findings of both spellings are the same."""
-    for model_id in MODELS:
-        for res in _printed(db, model_id):
-            if "--attn-dp-size" not in [f.name for f in res.flags]:
-                continue
-            legacy = [Flag(n, v) for n, v in db.releases.legacy(
-                {f.name: f.values for f in res.flags}).items()]
-            new = "sglang serve " + " ".join(f.text() for f in res.flags)
-            old = "sglang serve " + " ".join(f.text() for f in legacy)
-            context = {**res.match, **{k: v for k, v in res.picks.items() if v}}
-            rules = lambda text: sorted(  # noqa: E731
-                f.rule for f in check_text(db, text, model_id=model_id, **context)
-                if not f.rule.startswith("catalog."))
-            assert rules(new) == rules(old)
-            return
-    pytest.fail("no printed command uses the replacement")
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_rule_about_the_old_spelling_holds_for_a_hand_written_new_one(recipes_copy, model_id):
+    message = next(iter(load_database(recipes_copy).model(model_id).rules.checks)).message
+
+    def rule(data: dict) -> None:
+        data.setdefault("checks", []).append({"id": "dp-attention-seen", "severity": "warning",
+                                              "when": {"has": [DEPRECATED]}, "message": message})
+    edit_yaml(recipes_copy / model_id / "rules.yaml", rule)
+    db = load_database(recipes_copy)
+    name = db.model(model_id).info.model_names[-1].name
+    fired = lambda text: "dp-attention-seen" in [  # noqa: E731
+        f.rule for f in check_text(db, text, model_id=model_id)]
+    assert fired(f"sglang serve --model-path {name} --tp-size 8 --attn-dp-size 2")
+    assert fired(f"sglang serve --model-path {name} --tp-size 8 --dp-size 2 {DEPRECATED}")
+    assert not fired(f"sglang serve --model-path {name} --tp-size 8 --dp-size 2")

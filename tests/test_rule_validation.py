@@ -248,3 +248,18 @@ def test_a_template_that_passes_the_dry_fill_gives_only_values_it_predicted(inne
         assert span.low <= number <= span.high, (inner, combo, value, span)
         assert not span.whole or number.is_integer(), (inner, combo, value)
         assert span.values is None or any(math.isclose(number, v) for v in span.values)
+
+
+def test_a_list_with_a_malformed_item_still_checks_its_other_items(db):
+    """One run reports every problem: the mapping inside the list, and the misspelt option
+    beside it, each at its own index."""
+    model = next(iter(db.models.values()))
+    axis = next(a for a in model.axes if len(a.options) > 1)
+    good = axis.options[0].id
+    vocab = Validator(None, model, {}, db.platforms, db.catalog, db.router_catalog,
+                      db.releases).vocabulary
+    for cond, at in (({axis.id: [{"a": 1}, good + "x"]}, (axis.id,)),
+                     ({axis.id: {"in": [{"a": 1}, good + "x"]}}, (axis.id, "in"))):
+        found = dict(condition_check.check(conditions.parse(cond), vocab))
+        assert found[at + (0,)] == f"a value of '{axis.id}' is a name or a number, not a mapping"
+        assert found[at + (1,)].startswith(f"axis '{axis.id}' has no option '{good}x' ")

@@ -101,7 +101,7 @@ def evaluate_shell(example) -> str | None:
     db = cached_database()
     if block.bench is not None:
         return _evaluate_bench(example, db, block.bench, str(source), kind, lang)
-    own = {"model", "skip", "generated"}
+    own = {"model", "skip", "generated", "sglang"}
     known = set(own)
     model_id = directive.get("model")
     if model_id in db.models:
@@ -109,10 +109,11 @@ def evaluate_shell(example) -> str | None:
     unknown = sorted(set(directive) - known)
     if unknown:
         return (f"{example.path}:{example.line}: the check directive has unknown keys "
-                f"{unknown} (known: model, skip and the model's dimensions and settings)")
+                f"{unknown} (known: model, skip, sglang and the model's dimensions and settings)")
     context = {k: v for k, v in directive.items() if k not in own}
     try:
-        findings = check_text(db, str(source), model_id=model_id, **context)
+        findings = check_text(db, str(source), model_id=model_id,
+                              sglang=directive.get("sglang"), **context)
     except RecipeError as exc:
         return f"{example.path}:{example.line}: bad check directive: {exc}"
     if findings and findings[0].rule == "parse.no-command":

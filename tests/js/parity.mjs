@@ -33,6 +33,7 @@ const out = selections.map((sel) => {
       router: pg.routerText(en, res),
       status: res.status,
       cell_status: res.cell_status,
+      sglang: res.sglang,
       calculations: res.calculations.map((c) => [c.id, c.pins, c.value, c.reason ? c.reason.id : null]),
       nodes: res.nodes,
       rules: [...new Set(res.diagnostics.map((d) => d.rule))].sort(),

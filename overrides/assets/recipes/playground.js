@@ -884,7 +884,7 @@
       hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
       calculations: calculations,
       caveats: cav,
-      diagnostics: checkState(st, flagsNow, envNow),
+      diagnostics: checkState(st, flagsNow, envNow, release),
       sglang: release,
       effective: effective(st, composed),
       axes: axisStates, dimensions: dimStates,
@@ -1065,8 +1065,8 @@
     return { severity: severity, rule: rule, message: { id: textId || rule, fields: fields || {} }, flags: flags };
   }
 
-  function checkState(st, flags, env) {
-    var data = st.data, catalog = data.catalog, out = [];
+  function checkState(st, flags, env, release) {  // as the command's release parses it
+    var data = st.data, catalog = get(data.release_catalogs || {}, release) || data.catalog, out = [];
     var branchValues = data.model.branch_values || {};
     Object.keys(flags).forEach(function (name) {
       var spec = get(catalog.flags, name);
@@ -1372,6 +1372,8 @@
     this.caveatBox = el('ul', { className: 'rp-caveats', 'data-testid': 'caveats' });
     out.appendChild(this.caveatBox);
     this.command = this.block('command', 'ui.command', out);
+    this.release = el('p', { className: 'rp-release', 'data-testid': 'release' });
+    this.command.wrap.appendChild(this.release);
     this.router = this.block('router', 'ui.router', out);
 
     if (list(data.model.calculators).length) this.buildCalculator(out);
@@ -1594,6 +1596,7 @@
     this.caveatBox.hidden = !res.caveats.length;
 
     this.command.code.textContent = commandText(data, res);
+    this.release.textContent = this.t('ui.sglang-release', { release: res.sglang });
     var router = routerText(data, res);
     this.router.code.textContent = router || '';
     this.router.wrap.hidden = !router;
