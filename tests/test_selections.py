@@ -43,7 +43,8 @@ def test_every_deployment_selection_checks_clean_and_round_trips(db, model_id, s
         res = resolve(db, Selection.flat(model, sel))
         errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
         printed = render.command_text(db, model, res, "en")
-        again = check_text(db, printed, model_id=model_id, **res.match)
+        # read back as the release it is written for parses it
+        again = check_text(db, printed, model_id=model_id, sglang=res.sglang, **res.match)
         router = render.router_text(res)
         router_errors = [f.rule for f in check_text(db, router, model_id=model_id)
                          if f.severity.value == "error"] if router else []
