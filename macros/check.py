@@ -318,8 +318,23 @@ def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Findin
 def check_state(db: Database, model: Model, match, picks, flags, env, cell,
                 release: str | None = None):
     """Findings for a composed command (called by resolve for every generated command), judged
-    as the release it is written for parses it (the pinned one when None)."""
+    as the release it is written for parses it (the pinned one when None). Worked out once per
+    distinct command and context: many selections compose the same command, and the rules read
+    only the settings their conditions name (``Node.keys``)."""
+    read = model.cache.get("check_keys")
+    if read is None:
+        read = model.cache["check_keys"] = tuple(sorted(
+            set().union(*(r.when.keys() for r in model.rules.checks))))
+    key = (tuple(match.items()), tuple((k, picks.get(k)) for k in read if k not in match),
+           tuple(flags.items()), tuple(env.items()), cell.match["hw"] if cell else None,
+           model.key(cell.match) if cell else None, release)
+    memo = model.cache.setdefault("check_state", {})
+    if key not in memo:
+        memo[key] = _check_state(db, model, match, picks, flags, env, cell, release)
+    return list(memo[key])
 
+
+def _check_state(db: Database, model: Model, match, picks, flags, env, cell, release):
     # the rules are written in the spelling a migration replaces: read the command back in it
     ctx = _CheckContext(db, model, match, picks, db.releases.legacy(flags), env, cell, "server",
                         {})

@@ -59,6 +59,7 @@ class Releases:
         self.migrations = migrations
         self._catalogs: dict[str, Catalog] = {pinned.version: pinned}
         self._accepts: dict[tuple, bool] = {}
+        self._masks: dict[tuple, int] = {}
         self._facts: dict[str, dict[str, dict]] = {}
 
     @classmethod
@@ -139,18 +140,30 @@ class Releases:
         hit = self.catalog(version).lookup(name)
         return hit.spec if hit.kind in ("exact", "alias") else None
 
+    def _mask(self, flag: Flag, branch: dict | None) -> int:
+        """The releases that accept ``flag``, one bit per release (oldest first); a flag
+        repeats across commands, so each is worked out once."""
+        key = (flag.name, flag.values, id(branch))
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = sum(1 << i for i, v in enumerate(self.order) if self.accepts(v, flag, branch))
+            self._masks[key] = mask
+        return mask
+
     def span(self, flags: list[Flag], release: str, branch: dict | None = None
              ) -> tuple[str, str] | None:
         """The run of consecutive releases around ``release`` that accept every flag, or None
         when ``release`` itself refuses one."""
-        ok = [all(self.accepts(v, f, branch) for f in flags) for v in self.order]
+        ok = (1 << len(self.order)) - 1
+        for f in flags:
+            ok &= self._mask(f, branch)
         at = self.order.index(release)
-        if not ok[at]:
+        if not ok >> at & 1:
             return None
         lo = hi = at
-        while lo > 0 and ok[lo - 1]:
+        while lo > 0 and ok >> (lo - 1) & 1:
             lo -= 1
-        while hi + 1 < len(ok) and ok[hi + 1]:
+        while hi + 1 < len(self.order) and ok >> (hi + 1) & 1:
             hi += 1
         return self.order[lo], self.order[hi]
 

@@ -112,15 +112,21 @@ class _State:
 
     def calc_value(self, calc: Calculator) -> float | None:
         """The value ``calc`` works out for the command as it is now (its own pinned flag left
-        out), once per command state."""
+        out), once per command state, and once per distinct command of the model: selections
+        that differ elsewhere often compose the same command."""
         cached = self._calc_cache.get(calc.id)
         if cached is not None and cached[0] is self.toks and cached[1] is self.env_items:
             return cached[2]
         value = None
         if self.calc_reason(calc) is None:
             flags = {k: v for k, v in self.flags().items() if k != calc.pins}
-            value = calculator.evaluate(calc, flags, dict(self.env_items), self.pd,
-                                        self.avg_len)[1]
+            memo = self.model.cache.setdefault("calc_values", {})
+            key = (calc.id, tuple(sorted(flags.items())), tuple(sorted(self.env_items)),
+                   self.pd, self.avg_len)
+            if key not in memo:
+                memo[key] = calculator.evaluate(calc, flags, dict(self.env_items), self.pd,
+                                                self.avg_len)[1]
+            value = memo[key]
         self._calc_cache[calc.id] = (self.toks, self.env_items, value)
         return value
 
