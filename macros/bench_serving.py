@@ -9,11 +9,9 @@ judging its arguments against the release it ran on. Must not compose or check s
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
-from pathlib import Path
 
 from .catalog import Catalog, FlagSpec, value_problem
 from .errors import choices_hint
@@ -56,11 +54,11 @@ def _releases_in(spans: list[str], order: list[str]) -> set[str]:
     return out
 
 
-def load_releases(path: Path) -> BenchReleases:
-    """The history's ``bench`` section, unfolded release by release (the layout is described
-    in ``catalog_build/history.py``, which writes it). Raises OSError, ValueError or KeyError
-    when the file is not such a history."""
-    package = json.loads(Path(path).read_text(encoding="utf-8"))["packages"]["sglang"]
+def load_releases(history: dict) -> BenchReleases:
+    """The history's ``bench`` section (the flag history as ``releases.Releases`` read it),
+    unfolded release by release (the layout is described in ``catalog_build/history.py``,
+    which writes it). Raises ValueError or KeyError when it is not such a history."""
+    package = history["packages"]["sglang"]
     order = [r["version"] for r in package["releases"]]
     items = [(name, item, _releases_in(item["in"], order))
              for name, item in package["bench"].items()]

@@ -202,12 +202,12 @@ def load_database(root: Path | str = RECIPES) -> Database:
                 platforms[p.id] = p
     catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base)
     router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
-    bench = _load_bench_releases(catalog_dir / "sglang-history.json", base)
     bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
     if bounds_doc:
         out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
     shared_text = _load_text(out, catalog_dir, base)
     releases = _load_releases(out, catalog_dir, base, catalog)
+    bench = _load_bench_releases(catalog_dir / HISTORY, base, releases)
     # Every model is checked against the shared files; with one of them broken, that check
     # would only bury the real problem under follow-on errors.
     if out.problems:
@@ -290,16 +290,13 @@ def _load_catalog(path: Path, source: str, base: Path) -> Catalog:
                                    f"{exc}); run 'recipes catalog'")]) from None
 
 
-def _load_bench_releases(path: Path, base: Path) -> bench_serving.BenchReleases:
-    """The bench_serving arguments of every release; generated like the catalogs."""
+def _load_bench_releases(path: Path, base: Path, releases: Releases
+                         ) -> bench_serving.BenchReleases:
+    """The bench_serving arguments of every release, from the history ``releases`` read."""
     name = _rel(path, base)
-    yamlfile.read_text(path, name)
     try:
-        return bench_serving.load_releases(path)
-    except json.JSONDecodeError as exc:
-        raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
-                                   "run 'recipes catalog'")]) from None
-    except (OSError, KeyError, TypeError, AttributeError, ValueError, StopIteration) as exc:
+        return bench_serving.load_releases(releases.history)
+    except (KeyError, TypeError, AttributeError, ValueError, StopIteration) as exc:
         raise RecipeError([Problem(name, None, None, "not a flag history with bench_serving "
                                    f"arguments ({type(exc).__name__}: {exc}); run "
                                    "'recipes catalog'")]) from None
