@@ -413,3 +413,65 @@ def test_the_effective_configuration_shows_only_when_it_has_rows(tab, cli, db, m
     rows = expected(cli, cell, model_id=model_id)["effective"]
     assert page.locator(".rp-effective").is_visible() == bool(rows)
     assert page.locator(".rp-effective tbody tr").count() == len(rows)
+
+
+# --- phones, dark scheme, Korean text ---------------------------------------------------------
+
+_WIDEST = """() => {
+  // an element past the screen's edge is fine inside a box that scrolls within it; one that a
+  // box clips is cut off for the reader
+  const limit = document.documentElement.clientWidth;
+  const boxed = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if ((o === 'auto' || o === 'scroll') && p.getBoundingClientRect().right <= limit + 1)
+        return true;
+    }
+    return false;
+  };
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > limit + 1 && r.width > 0 && !boxed(el))
+      out.push(el.tagName + '.' + el.className + ' ' + Math.round(r.right));
+  }
+  return {page: document.documentElement.scrollWidth, screen: limit, wide: out.slice(0, 5)};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_no_model_page_is_wider_than_a_phone(browser, site, model_id, lang):
+    """At 390 px nothing pushes the page sideways: wide tables and code scroll in their box."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(site + page_of(lang, model_id))
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        seen = page.evaluate(_WIDEST)
+        assert seen["page"] <= seen["screen"] and seen["wide"] == [], seen
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang, name", [("en", "Switch to dark mode"),
+                                        ("ko", "어두운 화면으로 바꾸기")])
+def test_the_reader_can_switch_to_the_dark_scheme_and_back(tab, lang, name):
+    page = tab.open(lang)
+    toggle = page.locator(f'label[title="{name}"]')
+    assert toggle.count() == 1
+    scheme = "() => document.body.getAttribute('data-md-color-scheme')"
+    before = page.evaluate(scheme)
+    toggle.click()
+    page.wait_for_function(f"() => document.body.getAttribute('data-md-color-scheme') !== '{before}'")
+    assert {before, page.evaluate(scheme)} == {"default", "slate"}
+
+
+@pytest.mark.parametrize("lang, breaks, korean_font", [("en", "normal", False),
+                                                      ("ko", "keep-all", True)])
+def test_korean_text_breaks_between_words_in_a_korean_font(tab, lang, breaks, korean_font):
+    page = tab.open(lang)
+    style = page.evaluate("""() => { const s = getComputedStyle(document.querySelector('.md-typeset'));
+                             return [s.wordBreak, s.fontFamily]; }""")
+    assert style[0] == breaks, style
+    assert style[1].startswith('"Apple SD Gothic Neo", "Malgun Gothic"') == korean_font, style
