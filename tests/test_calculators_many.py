@@ -129,27 +129,23 @@ def test_the_playground_computes_every_calculator_as_python_does(extra, tmp_path
     assert any(c[2] is not None for row in want for c in row if c[0] == "extra")
 
 
-def test_two_calculators_may_not_pin_one_flag(extra):
+def _copy_of_extra_refused(extra, **changes) -> list[str]:
+    """The load errors of the copy with ``extra`` declared twice, the second with ``changes``."""
     db, model_id, _ = extra
-    recipes_copy = Path(db.root)
 
     def twice(data: dict) -> None:
-        data["calculators"].append({**copy.deepcopy(data["calculators"][-1]), "id": "again"})
-    edit_yaml(recipes_copy / model_id / "model.yaml", twice)
+        data["calculators"].append({**copy.deepcopy(data["calculators"][-1]), **changes})
+    edit_yaml(Path(db.root) / model_id / "model.yaml", twice)
     with pytest.raises(RecipeError) as exc:
-        load_database(recipes_copy)
-    messages = [p.message for p in exc.value.problems]
+        load_database(db.root)
+    return [p.message for p in exc.value.problems]
+
+
+def test_two_calculators_may_not_pin_one_flag(extra):
     assert f"'{EXTRA_CALC_FLAG}' is pinned by calculator 'extra' already; a flag has one " \
-        "value" in messages
+        "value" in _copy_of_extra_refused(extra, id="again")
 
 
 def test_a_calculator_id_is_used_once(extra):
-    db, model_id, _ = extra
-    recipes_copy = Path(db.root)
-
-    def twice(data: dict) -> None:
-        data["calculators"].append({**copy.deepcopy(data["calculators"][-1]), "pins": "--max-total-tokens"})
-    edit_yaml(recipes_copy / model_id / "model.yaml", twice)
-    with pytest.raises(RecipeError) as exc:
-        load_database(recipes_copy)
-    assert "calculator id 'extra' is used twice" in [p.message for p in exc.value.problems]
+    assert "calculator id 'extra' is used twice" in \
+        _copy_of_extra_refused(extra, pins="--max-total-tokens")
