@@ -69,6 +69,16 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
+def on_template_context(context, template_name, config):
+    """The 404 page is served at any missing path, so MkDocs roots its links at the server's
+    root: right for the English site there, wrong for a language served from its own folder,
+    whose 404 page would send readers to English pages. Root that page at its folder."""
+    lang = _lang(config)
+    if template_name == "404.html" and lang != "en" and not config.get("site_url"):
+        context["base_url"] = f"/{lang}/"
+    return context
+
+
 def on_post_build(config):
     site = Path(config["site_dir"])
     lang = _lang(config)
