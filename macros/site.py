@@ -293,7 +293,7 @@ class Site:
         rows = [f"| {self.th('table.knob')} | {self.th('table.value')} | {self.th('table.source')} "
                 f"| {self.th('table.why')} |", "|---|---|---|---|"]
         for e in res.effective:
-            value = f"`{_cell_text(e.value)}`" if e.value is not None \
+            value = _code_cell(e.value) if e.value is not None \
                 else f"*{_cell_text(self.t(e.value_text, model))}*"
             why = self.t(e.because, model) if e.because else ""
             flag = f" (`{e.flag}`)" if e.flag else ""

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers.models import MODELS
 from helpers.project import project_copy
 from macros.check import parse
 from macros.flags import Flag
@@ -212,3 +213,13 @@ def test_a_404_page_keeps_its_readers_in_their_language(built_site, lang):
     pages = set(re.findall(r'href="(/[^"#]*/)"', doc)) - {"/", "/ko/"}
     assert pages and all(p.startswith(root) for p in pages), pages
     assert all((folder / p[len(root):] / "index.html").is_file() for p in pages)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_code_in_the_effective_configuration_shows_no_markdown_escapes(built_site, lang,
+                                                                     model_id):
+    """A knob's value is code: Markdown's escapes (``trtllm\\_mla``) must not reach the reader."""
+    doc = (built_site / LANGS[lang] / f"models/{model_id}/index.html").read_text(encoding="utf-8")
+    codes = re.findall(r"<td><code>([^<]*)</code></td>", doc)
+    assert codes and not [c for c in codes if re.search(r"\\[_*`\[\]()!\\0-9]", c)]
