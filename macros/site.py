@@ -103,9 +103,11 @@ def _score(value: float) -> str:
 
 # A flag with the value that follows it when that value is a number or a snake_case id
 # ("--tp-size 8", "--kv-cache-dtype fp8_e4m3", not "--moe-runner-backend unset"), or an
-# environment variable with its value.
-_CODE_WORD = re.compile(r"(--[a-z0-9][a-z0-9-]*(?: (?:\d+(?:\.\d+)?|[a-z0-9]+_[a-z0-9_]+)(?![\w-]))?"
-                        r"|[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[\w.:-]*[\w:-])?)")
+# environment variable with its value. ASCII only: a Korean particle right after it ("256을",
+# "=4.5로") is prose, not part of the code.
+_CODE_WORD = re.compile(r"(--[a-z0-9][a-z0-9-]*(?: (?:\d+(?:\.\d+)?|[a-z0-9]+_[a-z0-9_]+)"
+                        r"(?![A-Za-z0-9_-]))?"
+                        r"|[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[A-Za-z0-9_.:-]*[A-Za-z0-9_:-])?)")
 
 
 def _prose(text: str) -> str:

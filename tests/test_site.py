@@ -223,3 +223,14 @@ def test_code_in_the_effective_configuration_shows_no_markdown_escapes(built_sit
     doc = (built_site / LANGS[lang] / f"models/{model_id}/index.html").read_text(encoding="utf-8")
     codes = re.findall(r"<td><code>([^<]*)</code></td>", doc)
     assert codes and not [c for c in codes if re.search(r"\\[_*`\[\]()!\\0-9]", c)]
+
+
+def test_no_korean_particle_sits_inside_a_code_span(built_site):
+    """Korean prose wraps a flag or a variable in code and puts its particle after it
+    (`SGLANG_SIMULATE_ACC_LEN=4.5`로, not `…=4.5로`)."""
+    glued = []
+    for page in sorted((built_site / "ko").rglob("*.html")):
+        text = re.sub(r"<pre.*?</pre>", "", page.read_text(encoding="utf-8"), flags=re.S)
+        glued += [(page.name, c) for c in re.findall(r"<code>([^<]*)</code>", text)
+                  if re.search(r"[A-Za-z0-9_=.-][가-힣]", html.unescape(c))]
+    assert glued == []
