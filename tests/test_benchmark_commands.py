@@ -333,40 +333,39 @@ def test_a_result_in_a_round_that_ran_a_release_must_name_it(recipes_copy, db, m
         f"ran SGLang {version}: name its release with 'sglang: {result.sglang}'"]
 
 
-@pytest.mark.parametrize("model", MODELS)
-def test_an_unknown_extra_flag_is_a_load_error_with_the_nearest_flag(recipes_copy, model):
-    edit_bench(recipes_copy, model, lambda d: first_result_with_rows(d).update(
-        extra_flags=["--max-runing-requests 256"]))
+def _extra_refused(recipes_copy, model: str, key: str, value: str) -> tuple[str, list[str]]:
+    """The first result with speed rows given ``value`` as its one ``key`` entry: the entry's
+    position and the load errors."""
+    edit_bench(recipes_copy, model, lambda d: first_result_with_rows(d).update({key: [value]}))
     i = first_index(yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text()),
                     lambda r: r.get("rows"))
-    assert load_messages(recipes_copy) == [
-        f"{position(recipes_copy, model, ('results', i, 'extra_flags', 0))}: flag "
-        "'--max-runing-requests' is not in the sglang 0.5.23 catalog (did you mean "
-        "'--max-running-requests' or '--max-queued-requests'?)"]
+    return position(recipes_copy, model, ("results", i, key, 0)), load_messages(recipes_copy)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_an_unknown_extra_flag_is_a_load_error_with_the_nearest_flag(recipes_copy, model):
+    where, messages = _extra_refused(recipes_copy, model, "extra_flags",
+                                     "--max-runing-requests 256")
+    assert messages == [f"{where}: flag '--max-runing-requests' is not in the sglang 0.5.23 "
+                        "catalog (did you mean '--max-running-requests' or "
+                        "'--max-queued-requests'?)"]
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_an_extra_flag_with_a_value_the_catalog_refuses_is_a_load_error(recipes_copy, model):
-    edit_bench(recipes_copy, model, lambda d: first_result_with_rows(d).update(
-        extra_flags=["--max-running-requests many"]))
-    i = first_index(yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text()),
-                    lambda r: r.get("rows"))
-    assert load_messages(recipes_copy) == [
-        f"{position(recipes_copy, model, ('results', i, 'extra_flags', 0))}: "
-        "--max-running-requests many: 'many' is not an integer"]
+    where, messages = _extra_refused(recipes_copy, model, "extra_flags",
+                                     "--max-running-requests many")
+    assert messages == [f"{where}: --max-running-requests many: 'many' is not an integer"]
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_an_extra_variable_the_registry_lacks_is_a_load_error(recipes_copy, model):
-    edit_bench(recipes_copy, model, lambda d: first_result_with_rows(d).update(
-        extra_env=["SGLANG_SIMULATE_ACC_LNE=4"]))
-    i = first_index(yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text()),
-                    lambda r: r.get("rows"))
-    assert load_messages(recipes_copy) == [
-        f"{position(recipes_copy, model, ('results', i, 'extra_env', 0))}: "
-        "SGLANG_SIMULATE_ACC_LNE is not in the sglang 0.5.23 environment registry nor the "
-        "model's branch_env (did you mean 'SGLANG_SIMULATE_ACC_LEN' or "
-        "'SGLANG_SIMULATE_ACC_METHOD' or 'SGLANG_SIMULATE_ACC_GREEDY'?)"]
+    where, messages = _extra_refused(recipes_copy, model, "extra_env",
+                                     "SGLANG_SIMULATE_ACC_LNE=4")
+    assert messages == [f"{where}: SGLANG_SIMULATE_ACC_LNE is not in the sglang 0.5.23 "
+                        "environment registry nor the model's branch_env (did you mean "
+                        "'SGLANG_SIMULATE_ACC_LEN' or 'SGLANG_SIMULATE_ACC_METHOD' or "
+                        "'SGLANG_SIMULATE_ACC_GREEDY'?)"]
 
 
 @pytest.mark.parametrize("model", MODELS)
