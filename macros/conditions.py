@@ -149,7 +149,8 @@ class Test:
 
 class Node:
     """A parsed condition. ``holds`` evaluates it, ``keys`` names the plain context keys it
-    reads, ``json`` is the form the Playground walks, ``problems`` its shape mistakes."""
+    reads, ``json`` is the form the Playground walks. Shape mistakes are ``Bad`` nodes and a
+    ``Test``'s ``problems``, which ``condition_check.check`` reports."""
 
     __slots__ = ()
 
@@ -321,7 +322,7 @@ class Bad(Node):
 
 def parse(cond: Any, path: Path = ()) -> Node:
     """The tree of one ``when`` mapping. Never raises: what cannot be read becomes a ``Bad``
-    node (or a test's problem) at its path, listed by ``problems``."""
+    node (or a test's problem) at its path, reported by ``condition_check.check``."""
     if isinstance(cond, Node):
         return cond
     if not isinstance(cond, dict):
@@ -419,32 +420,6 @@ def _operand_problems(key: str, op: str, want: Any, path: Path) -> Found:
     if number is None or not math.isfinite(number):
         return [(path, f"'{op}' compares numbers; {clip(repr(want))} is not a number")]
     return []
-
-
-def problems(node: Node) -> Found:
-    """Every shape mistake in a tree, in the order it was written."""
-    out: Found = []
-    for n in walk(node):
-        if isinstance(n, Bad):
-            out.append((n.path, n.message))
-        elif isinstance(n, Key):
-            out += n.test.problems
-        elif isinstance(n, Tests):
-            for _, t in n.entries:
-                out += t.problems
-    return out
-
-
-def walk(node: Node):
-    """Every node of a tree, parents first, in written order."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, (All, AnyOf)):
-            stack.extend(reversed(n.parts))
-        elif isinstance(n, Not):
-            stack.append(n.part)
 
 
 def equalities(node: Node) -> dict[str, str]:

@@ -41,7 +41,6 @@ class Migration:
 class Rewrite:
     """What a migration changed in one command, as the reader sees both spellings."""
 
-    migration: str
     flag: str  # the deprecated flag
     old: str  # the flags as the rules and the rounds spell them
     new: str  # the flags as the command's release spells them
@@ -86,9 +85,6 @@ class Releases:
     def flag_names(self) -> set[str]:
         """Every flag any release of the history has."""
         return set(self.history["packages"][self.pinned.package]["flags"])
-
-    def knows(self, release: str) -> bool:
-        return release == LATEST or release in self.order
 
     def _snapshot(self, version: str) -> dict[str, dict]:
         if version not in self._facts:
@@ -218,7 +214,7 @@ class Releases:
                     value = m.default.get(renamed)
                     added.append(Flag(renamed, (value,) if value is not None else ()))
             out[at:at + 1] = added
-            rewrites.append(Rewrite(m.id, m.flag, " ".join(old[i].text() for i in sorted(old)),
+            rewrites.append(Rewrite(m.flag, " ".join(old[i].text() for i in sorted(old)),
                                     " ".join(f.text() for f in new + added),
                                     self.deprecated_since(m.flag) or version,
                                     self.removal(version, m.flag)))

@@ -19,7 +19,7 @@ from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValida
 from .conditions import ALWAYS, Node, parse
 
 # A ``when`` mapping, parsed into its tree as the file loads; its shape and names are checked
-# in database.py (conditions.problems, condition_check.check), the export ships ``Node.json``.
+# in validate.py (condition_check.check), the export ships ``Node.json``.
 Condition = Annotated[Node, PlainValidator(parse), PlainSerializer(lambda n: n.json(),
                                                                    return_type=list)]
 
