@@ -65,8 +65,10 @@ _PLAIN = "one line of plain text (no <, >, \", &, line breaks, control character
 _NOT_PLAIN = re.compile(r"[<>\"&]|\{[{%#]")
 # Attributes a page may set: in an attribute list ({ #id .class title="…" }), and in a fence
 # header also the highlighter's options. Python-Markdown escapes attribute-list values, the
-# highlighter does not escape a fence's id or classes: both must be plain names.
-ATTRIBUTES = ("id", ".", "title")
+# highlighter does not escape a fence's id or classes: both must be plain names. A heading's
+# data-toc-label reaches the table of contents stripped of tags and escaped (MkDocs reads the toc
+# extension's sanitized name).
+ATTRIBUTES = ("id", ".", "title", "data-toc-label")
 FENCE_ATTRIBUTES = ("id", ".", "title", "hl_lines", "linenums")
 _NAME = re.compile(r"[\w-]+")
 SCHEMES = ("http", "https", "mailto")

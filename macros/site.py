@@ -272,6 +272,10 @@ class Site:
                 **picks) -> str:
         """Caveats (redirect, warning, pins with reasons, calculator) and rule warnings."""
         res = self.resolve(model_id, *dims, **picks)
+        return "\n".join(self._caveat_blocks(model_id, res, diagnostics, collapsed))
+
+    def _caveat_blocks(self, model_id: str, res: Resolution, diagnostics: bool = True,
+                       collapsed: bool = False) -> list[str]:
         model = self.db.model(model_id)
         blocks = []
         for c in res.caveats:
@@ -287,7 +291,7 @@ class Site:
                     marker = "???" if collapsed else "!!!"
                     blocks.append(f'{marker} warning "{_esc(self.t("ui.diagnostics"))}"\n\n'
                                   f'    {_prose(body)}\n')
-        return "\n".join(blocks)
+        return blocks
 
     def effective(self, model_id: str, *dims, **picks) -> str:
         res = self.resolve(model_id, *dims, **picks)
@@ -312,9 +316,14 @@ class Site:
             out.append(self.t(label, model))
         return out
 
-    def matrix(self, model_id: str) -> str:
-        """Hardware × the model's dimensions with nodes and status; each links to its command."""
+    def matrix(self, model_id: str, commands: str = "") -> str:
+        """Hardware × the model's dimensions with nodes and status; each row links to its cell's
+        command on ``commands``, the page of the model's ``cells`` (a link relative to this
+        page; empty: this page). MkDocs checks the link and the anchor when it builds."""
         model = self.db.model(model_id)
+        if not isinstance(commands, str) or any(c in commands for c in "#()[] \n"):
+            raise MacroError(f"matrix: commands={commands!r} is not a page link (write the "
+                             "commands page relative to this one, e.g. commands=\"model/commands.md\")")
         head = [self.th("table.hardware")] + [self.th(d.label, model) for d in model.info.dimensions] \
             + [self.th("table.nodes"), self.th("table.status")]
         rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -322,26 +331,84 @@ class Site:
             p = self.db.platforms[hw]
             for cell in _ordered_cells(model, hw):
                 labels = [_cell_text(x) for x in self._labels(model, cell.match)]
-                labels[-1] = f"[{labels[-1]}](#{cell_anchor(model, cell.match)})"
+                labels[-1] = f"[{labels[-1]}]({commands}#{cell_anchor(model, cell.match)})"
                 gpus = f"{cell.nodes}×{p.gpus_per_node}"
                 rows.append(f"| {' | '.join(labels)} | {gpus} | {self._badge(cell.status.value)} |")
         return "\n".join(rows)
 
     def cells(self, model_id: str, **picks) -> str:
-        """Every cell's command, grouped by hardware in content tabs (no JavaScript needed)."""
+        """Every cell's command, a section per platform and a heading per cell, nothing hidden
+        (a link, a search hit or a fresh load of a cell's anchor lands on its command without
+        JavaScript). A caveat or check's warning that several cells share is printed once, as a
+        numbered note at the end that names its cells (a whole platform as "every … cell"), and
+        each of those cells links to it; a PD router likewise, once, with the cells it fronts."""
         model = self.db.model(model_id)
-        out = []
+        groups = []  # (platform, [(cell, res, blocks)])
         for hw in model.info.hardware:
-            p = self.db.platforms[hw]
-            out.append(f'=== "{_esc(p.label)}"\n')  # a tab title is plain text
+            rows = []
             for cell in _ordered_cells(model, hw):
-                anchor = cell_anchor(model, cell.match)
+                res = self.resolve(model_id, **cell.match, **picks)
+                rows.append((cell, res, self._caveat_blocks(model_id, res, collapsed=True)))
+            groups.append((self.db.platforms[hw], rows))
+        holders: dict[str, list] = {}
+        routers: dict[str, list] = {}
+        for _, rows in groups:
+            for cell, res, blocks in rows:
+                for block in dict.fromkeys(blocks):
+                    holders.setdefault(block, []).append(cell)
+                text = render.router_text(res)
+                if text:
+                    routers.setdefault(text, []).append(cell)
+        shared = [b for b, cells in holders.items() if len(cells) > 1]
+        note = {b: i + 1 for i, b in enumerate(shared)}
+        router_anchor = {text: "router" if i == 0 else f"router-{i + 1}"
+                         for i, text in enumerate(routers)}
+        out = []
+        for platform, rows in groups:
+            out += [f"## {_md(platform.label)} {{ #hw-{platform.id} }}", ""]
+            for cell, res, blocks in rows:
                 title = " · ".join(_md(x) for x in self._labels(model, cell.match))
-                body = [f"#### {title} {self._badge(cell.status.value)} {{ #{anchor} }}", "",
-                        self.command(model_id, **cell.match, **picks), "",
-                        self.caveats(model_id, **cell.match, collapsed=True, **picks), ""]
-                out.append(_indent("\n".join(body)))
+                plain = " · ".join(self._labels(model, cell.match)).replace('"', "'")
+                out += [f"### {title} {self._badge(cell.status.value)} "
+                        f"{{ #{cell_anchor(model, cell.match)} data-toc-label=\"{_esc(plain)}\" }}",
+                        "",
+                        self.command(model_id, **cell.match, router=False, **picks), ""]
+                links = []
+                text = render.router_text(res)
+                if text:
+                    links.append(f"[{_md(self.t('ui.router'))}](#{router_anchor[text]})")
+                links += [f"[{_md(self.t('ui.note', n=str(n)))}](#note-{n})"
+                          for n in sorted(note[b] for b in dict.fromkeys(blocks) if b in note)]
+                if links:
+                    out += [f"{_md(self.t('ui.see-also'))} " + " · ".join(links), ""]
+                out += [b for b in blocks if b not in note]
+        for text, fronted in routers.items():
+            out += [f"## {_md(self.t('ui.router'))} {{ #{router_anchor[text]} }}", "",
+                    f"{_md(self.t('ui.applies-to'))} {self._cell_list(model, fronted)}", "",
+                    _directive(model_id, self.resolve(model_id, **fronted[0].match, **picks),
+                               program="router"), "", _fence(text), ""]
+        if shared:
+            out += [f"## {_md(self.t('ui.notes'))} {{ #notes }}", ""]
+            for block in shared:
+                out += [f"### {_md(self.t('ui.note', n=str(note[block])))} {{ #note-{note[block]} }}",
+                        "", f"{_md(self.t('ui.applies-to'))} {self._cell_list(model, holders[block])}",
+                        "", block]
         return "\n".join(out)
+
+    def _cell_list(self, model, cells: list) -> str:
+        """Cells as links, a platform all of whose cells are listed as "every … cell"."""
+        parts = []
+        for hw in model.info.hardware:
+            mine = [c for c in cells if c.match["hw"] == hw]
+            if not mine:
+                continue
+            label = self.db.platforms[hw].label
+            if len(mine) == len(_ordered_cells(model, hw)) and len(mine) > 1:
+                parts.append(f"[{_md(self.t('ui.every-cell', platform=label))}](#hw-{hw})")
+            else:
+                parts += [f"[{' · '.join(_md(x) for x in self._labels(model, c.match))}]"
+                          f"(#{cell_anchor(model, c.match)})" for c in mine]
+        return ", ".join(parts)
 
     def benchmarks(self, model_id: str) -> str:
         """Every published result: speed rows (TTFT and TPOT headed with their latency

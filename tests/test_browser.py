@@ -334,46 +334,128 @@ def test_random_selections_via_the_hash(tab, cli, db, model_id):
         assert {k: chosen.get(k) for k in selection} == selection
 
 
+_SEEN = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const badges = [...document.querySelectorAll('article .recipe-badge')];
+  const tabs = [...document.querySelectorAll('article .tabbed-labels > label')];
+  const code = [...document.querySelectorAll('article pre code')];
+  const h1 = document.querySelector('article h1');
+  return {
+    jinja: document.body.innerText.includes('{{') || document.body.innerText.includes('{%'),
+    badges: badges.length,
+    // a badge in a hidden tab has no box; every visible one must be drawn
+    emptyBadges: badges.filter(b => !b.textContent.trim() ||
+                                    (b.offsetParent !== null && box(b).width < 20)).length,
+    visibleBadges: badges.filter(b => b.offsetParent !== null).length,
+    tabs: tabs.length,
+    emptyTabs: tabs.filter(l => !l.textContent.trim()).length,
+    code: code.length,
+    // a hidden block (the router of a selection that has none) may be empty
+    emptyCode: code.filter(c => c.offsetParent !== null && !c.textContent.trim()).length,
+    headingWidth: box(h1).width,
+    fonts: document.fonts.check('16px sans-serif', '서버'),
+  };
+}"""
+
+
 @pytest.mark.parametrize("model_id", MODELS)
 def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
-    """Every model. What a reader sees: no raw Jinja, every badge and tab drawn with text, no
-    empty code block, Korean text laid out in a real font. Full-page pictures are saved."""
+    """Every model, its recipe page and its commands page. What a reader sees: no raw Jinja,
+    every badge and tab drawn with text, no empty code block, Korean text laid out in a real
+    font. Full-page pictures are saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     model = db.model(model_id)
     for lang in ("en", "ko"):
         page = tab.open(lang, "#" + urlencode(model.cells[-1].match), model_id=model_id)
-        seen = page.evaluate("""() => {
-          const box = (e) => e.getBoundingClientRect();
-          const badges = [...document.querySelectorAll('article .recipe-badge')];
-          const tabs = [...document.querySelectorAll('article .tabbed-labels > label')];
-          const code = [...document.querySelectorAll('article pre code')];
-          const h1 = document.querySelector('article h1');
-          return {
-            jinja: document.body.innerText.includes('{{') || document.body.innerText.includes('{%'),
-            badges: badges.length,
-            // badges in a hidden tab have no box; every visible one must be drawn
-            emptyBadges: badges.filter(b => !b.textContent.trim() ||
-                                            (b.offsetParent !== null && box(b).width < 20)).length,
-            visibleBadges: badges.filter(b => b.offsetParent !== null).length,
-            tabs: tabs.length,
-            emptyTabs: tabs.filter(l => !l.textContent.trim()).length,
-            code: code.length,
-            // a hidden block (the router of a selection that has none) may be empty
-            emptyCode: code.filter(c => c.offsetParent !== null && !c.textContent.trim()).length,
-            headingWidth: box(h1).width,
-            fonts: document.fonts.check('16px sans-serif', '서버'),
-          };
-        }""")
+        seen = page.evaluate(_SEEN)
         assert not seen["jinja"]
-        # a badge per cell in the matrix (visible) and per cell heading (in tabs)
-        assert seen["badges"] >= len(model.cells) and seen["emptyBadges"] == 0
+        assert seen["badges"] >= len(model.cells) and seen["emptyBadges"] == 0  # the matrix
         assert seen["visibleBadges"] >= len(model.cells)
-        assert seen["tabs"] >= len(model.info.hardware) and seen["emptyTabs"] == 0
-        assert seen["code"] >= len(model.cells) and seen["emptyCode"] == 0
+        assert seen["tabs"] >= 2 and seen["emptyTabs"] == 0  # pip / Docker
+        assert seen["code"] >= 1 and seen["emptyCode"] == 0
         assert seen["headingWidth"] > 0 and seen["fonts"]
         page.screenshot(path=str(SCREENS / f"{model_id}.{lang}.png"), full_page=True)
         page.locator(".recipe-playground").screenshot(
             path=str(SCREENS / f"playground.{model_id}.{lang}.png"))
+        page = tab.new_page()
+        page.goto(tab.base + page_of(lang, model_id) + "commands/")
+        seen = page.evaluate(_SEEN)
+        assert not seen["jinja"]
+        # every cell's heading has its badge, nothing is hidden in a tab
+        assert seen["visibleBadges"] >= len(model.cells) and seen["emptyBadges"] == 0
+        assert seen["code"] >= len(model.cells) and seen["emptyCode"] == 0
+        assert seen["headingWidth"] > 0 and seen["fonts"]
+
+
+_CELL_SHOWN = """(id) => {
+  const h = document.getElementById(id);
+  if (!h) return {found: false};
+  const r = h.getBoundingClientRect();
+  let n = h.nextElementSibling;
+  while (n && !n.querySelector('pre code') && !/^H[1-3]$/.test(n.tagName)) n = n.nextElementSibling;
+  const code = n && n.querySelector('pre code');
+  const c = code ? code.getBoundingClientRect() : null;
+  return {found: true, top: r.top, bottom: r.bottom, height: innerHeight,
+          command: code ? code.textContent : '', codeTop: c ? c.top : null,
+          codeVisible: !!code && code.offsetParent !== null};
+}"""
+
+
+def _shown(page, anchor: str) -> dict:
+    return page.evaluate(_CELL_SHOWN, anchor)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_every_matrix_link_shows_its_cells_command(tab, cli, db, model_id, lang):
+    """Every model, both languages: each row of the matrix links to a heading on the commands
+    page that is visible (no hidden tab) and followed by that cell's own command; clicking a
+    link lands there with the heading in the viewport."""
+    model = db.model(model_id)
+    page = tab.open(lang, model_id=model_id)
+    links = page.eval_on_selector_all(
+        "article table a[href*='#cell-']", "as => as.map(a => a.href)")
+    assert len(links) == len(model.cells)
+    target = page_of(lang, model_id) + "commands/"
+    assert {urlsplit(h).path for h in links} == {target}
+    first = page.locator("article table a[href*='#cell-']").first
+    first.click()
+    page.wait_for_url("**" + target + "#cell-*")
+    shown = _shown(page, urlsplit(page.url).fragment)
+    assert shown["found"] and 0 <= shown["top"] < shown["height"]
+    for href, cell in zip(links, sorted_cells(db, model_id)):
+        anchor = urlsplit(href).fragment
+        page.evaluate("(id) => { location.hash = id; }", anchor)
+        shown = _shown(page, anchor)
+        assert shown["found"], anchor
+        assert 0 <= shown["top"] < shown["height"] and shown["codeVisible"], anchor
+        want = expected(cli, dict(cell.match), lang, model_id)["command"]
+        assert shown["command"] == want + "\n" or shown["command"] == want, anchor
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_cell_url_loaded_fresh_shows_that_cells_command(tab, cli, db, lang):
+    """Every model: its last cell's URL, opened in a new tab, puts the cell's heading and the
+    top of its command on the screen."""
+    for model_id in MODELS:
+        model = db.model(model_id)
+        cell = sorted_cells(db, model_id)[-1]
+        anchor = "cell-" + "-".join(model.key(cell.match))
+        page = tab.new_page()
+        page.goto(tab.base + page_of(lang, model_id) + "commands/#" + anchor)
+        page.wait_for_load_state("load")
+        shown = _shown(page, anchor)
+        assert 0 <= shown["top"] < shown["height"]
+        assert shown["codeTop"] is not None and shown["codeTop"] < shown["height"]
+        assert shown["command"].rstrip("\n") == expected(cli, dict(cell.match), lang,
+                                                          model_id)["command"]
+
+
+def sorted_cells(db, model_id: str) -> list:
+    """The model's cells in the matrix's order (platforms, then dimension options)."""
+    from macros.site import _ordered_cells
+    model = db.model(model_id)
+    return [c for hw in model.info.hardware for c in _ordered_cells(model, hw)]
 
 
 @pytest.mark.parametrize(("lang", "query"), [("en", "DCP"), ("ko", "서버")],

@@ -85,7 +85,8 @@ def hostile_site(tmp_path_factory):
 
 @pytest.mark.parametrize("lang", ["", "ko/"])
 def test_html_from_data_is_escaped_in_the_pages(hostile_site, lang):
-    doc = (hostile_site / lang / "models/kimi-k3/index.html").read_text(encoding="utf-8")
+    doc = "\n".join((hostile_site / lang / "models/kimi-k3" / part / "index.html")
+                    .read_text(encoding="utf-8") for part in ("", "commands"))
     assert "warn.gb200-decode-ll-prefill-pairing" in doc  # the poisoned text is on the page
     assert "table.hardware" in doc and "table.status" in doc  # table headings too
     live = _live_markup(doc)
@@ -95,7 +96,8 @@ def test_html_from_data_is_escaped_in_the_pages(hostile_site, lang):
 
 @pytest.mark.parametrize("lang", ["", "ko/"])
 def test_markdown_copies_and_llms_txt_are_inert(hostile_site, lang):
-    md = (hostile_site / lang / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    md = "\n".join((hostile_site / lang / "models/kimi-k3" / part / "index.md")
+                   .read_text(encoding="utf-8") for part in ("", "commands"))
     outside_code = re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md, flags=re.S | re.M)
     outside_code = re.sub(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", "", outside_code)  # code spans
     assert "<script" not in outside_code.replace("&lt;script", "")
@@ -105,7 +107,7 @@ def test_markdown_copies_and_llms_txt_are_inert(hostile_site, lang):
 
 
 def test_shell_metacharacters_in_values_are_quoted(hostile_site, db):
-    md = (hostile_site / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    md = (hostile_site / "models/kimi-k3/commands/index.md").read_text(encoding="utf-8")
     blocks = [m.group(2) for m in re.finditer(r"^[ \t]*(`{3,})bash[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", md,
                                                re.S | re.M)]
     catalogs = {"server": db.catalog, "router": db.router_catalog}

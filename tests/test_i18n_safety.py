@@ -389,7 +389,7 @@ SMUGGLED = [  # what only the rendered page shows: a macro-free page may output 
      "mailto: and relative links are allowed"),
     ("attribute-list", '[x](https://a.example/){{ "{ onclick=alert(1) }" }}',
      "attribute list '{ onclick=alert(1) }': 'onclick' is not allowed (allowed: #id, .class, "
-     "title)"),
+     "title, data-toc-label)"),
 ]
 
 
@@ -544,7 +544,7 @@ STAMP_REFUSED = [
       ">, \", &, line breaks, control characters or template code); found '\"'"]),
     ("heading-event", "{ #cli }", '{ #cli onmouseover="alert(1)" }',
      ["docs/ko/index.md:{line}: attribute list '{ #cli onmouseover=\"alert(1)\" }': "
-      "'onmouseover' is not allowed (allowed: #id, .class, title)",
+      "'onmouseover' is not allowed (allowed: #id, .class, title, data-toc-label)",
       "docs/ko/index.md:{line}: extra attribute list not in docs/en/index.md: "
       "'onmouseover=\"alert(1)\"'"]),
 ]

@@ -25,6 +25,13 @@ def page_html(site: Path, lang: str, page: str = "models/kimi-k3/") -> str:
     return (site / LANGS[lang] / page / "index.html").read_text(encoding="utf-8")
 
 
+def model_markdown(site: Path, lang: str, model_id: str = "kimi-k3") -> str:
+    """The Markdown copies of a model's pages: its recipe page and its commands page."""
+    base = site / LANGS[lang] / "models" / model_id
+    return "\n".join((base / part / "index.md").read_text(encoding="utf-8")
+                     for part in ("", "commands"))
+
+
 def visible_text(doc: str) -> str:
     doc = re.sub(r"<(script|style)\b.*?</\1>", " ", doc, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", "", doc))
@@ -40,7 +47,7 @@ def test_every_seed_fact_is_on_the_page(built_site, lang):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", [k for k in FACTS["commands"] if not k.endswith("example")])
 def test_every_seed_command_is_on_the_page(built_site, db, lang, name):
-    md = (built_site / LANGS[lang] / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    md = model_markdown(built_site, lang)
     catalogs = {"server": db.catalog, "router": db.router_catalog}
     [want] = parse(FACTS["commands"][name], catalogs)
     # the seed's spelling, as the release the page writes for spells it (a deprecated flag
