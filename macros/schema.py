@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Annotated, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, computed_field,
-                      field_validator)
+                      field_validator, model_validator)
 
 from .conditions import ALWAYS, Node, parse
 
@@ -144,6 +144,22 @@ class ImageRule(Strict):
     sglang: str | None = None
 
 
+class Fact(Strict):
+    """One line of what the model is (the quick start's facts): a label and its value, as a
+    text id (``text``, worded per language) or a literal kept as written (``value``)."""
+
+    label: str
+    text: str | None = None
+    value: NonEmpty | None = None
+
+    @model_validator(mode="after")
+    def _one_value(self):
+        if (self.text is None) == (self.value is None):
+            raise ValueError("a fact has exactly one of 'text' (a text id) and 'value' (a "
+                             "literal kept as written)")
+        return self
+
+
 class Router(Strict):
     program: str
     port: Port
@@ -261,6 +277,7 @@ class ModelFile(Strict):
     id: str
     name: str
     summary: str
+    about: list[Fact] = []  # what the model is, above the quick start; checkpoints are added
     hardware: list[str] = Field(min_length=1)
     # The ordered keys of a cell after the hardware: a cell is one value per dimension.
     dimensions: list[Dimension] = []

@@ -592,6 +592,20 @@ class Site:
                         f"{_cell_text(labels)} | {_cell_text(count)} |")
         return "\n".join(rows)
 
+    def about(self, model_id: str) -> str:
+        """What the model is, in one paragraph: its facts (model.yaml ``about``) and the
+        checkpoints its commands serve (every name of ``model_names``, in order)."""
+        model = self.db.model(model_id)
+        lines = []
+        for fact in model.info.about:
+            value = _prose(self.t(fact.text, model)) if fact.text else _inline(fact.value)
+            lines.append(f"**{_inline(self.t(fact.label, model))}** {value}")
+        names = list(dict.fromkeys(rule.name for rule in model.info.model_names))
+        listed = ", ".join(_code(n) for n in names) if len(names) <= _CHECKPOINTS_LISTED else \
+            _inline(self.t("about.checkpoints.many", count=str(len(names))))
+        lines.append(f"**{_inline(self.t('about.checkpoints'))}** {listed}")
+        return " · ".join(lines) + "\n{ .recipe-about }"
+
     def status_badge(self, status: str) -> str:
         """A badge for a status by name (verified, in-progress, unverified)."""
         if status not in ("verified", "in-progress", "unverified"):
@@ -642,8 +656,13 @@ def _indent(text: str, by: str = "    ") -> str:
     return "\n".join(by + line if line.strip() else "" for line in text.splitlines())
 
 
+# More checkpoints than this are counted, not listed, above the quick start (the Playground and
+# every command name the one they serve).
+_CHECKPOINTS_LISTED = 4
+
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
-               "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge")
+               "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge",
+               "about")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",
                nodes.Macro: "macro", nodes.CallBlock: "call", nodes.FilterBlock: "filter",

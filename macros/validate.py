@@ -555,6 +555,9 @@ class Validator:
             for j, n in enumerate(r.notes):
                 self.text(d, ("rounds", i, "notes", j), n)
         self.text(d, ("summary",), info.summary)
+        for i, fact in enumerate(info.about):
+            self.text(d, ("about", i, "label"), fact.label)
+            self.text(d, ("about", i, "text"), fact.text)
         axis_ids = [a.id for a in self.m.axes]
         for i, axis_id in enumerate(info.enumerate):
             if axis_id not in axis_ids:

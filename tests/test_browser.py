@@ -129,8 +129,17 @@ def wait_text(page, testid: str, want: str, timeout: int = 5000) -> None:
     assert text_of(page, testid) == want
 
 
+def unfold(page, selector: str) -> None:
+    """Open "More settings" when the element is folded inside it, as a reader would."""
+    page.evaluate("""(sel) => { const e = document.querySelector(sel);
+        const d = e && e.closest('details');
+        if (d && !d.open) d.querySelector('summary').click(); }""", selector)
+
+
 def click(page, axis: str, option: str) -> None:
-    page.click(f'[data-axis="{axis}"] [data-option="{option}"]')
+    selector = f'[data-axis="{axis}"] [data-option="{option}"]'
+    unfold(page, selector)
+    page.click(selector)
 
 
 def pressed(page) -> dict[str, str]:
@@ -532,8 +541,120 @@ def test_no_model_page_is_wider_than_a_phone(browser, site, model_id, lang):
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         seen = page.evaluate(_WIDEST)
         assert seen["page"] <= seen["screen"] and seen["wide"] == [], seen
+        page.goto(site + page_of(lang, model_id) + "commands/")
+        seen = page.evaluate(_WIDEST)
+        assert seen["page"] <= seen["screen"] and seen["wide"] == [], seen
     finally:
         context.close()
+
+
+_ON_SCREEN = """(dims) => {
+  const box = (e) => e ? e.getBoundingClientRect() : null;
+  const inside = (e) => { const r = box(e); return !!r && r.top >= 0 && r.bottom <= innerHeight; };
+  const rows = ['hw', ...dims].map(k => document.querySelector(`.rp-card--deploy [data-axis="${k}"]`));
+  return {
+    rows: rows.map((r, i) => [['hw', ...dims][i], inside(r)]),
+    status: inside(document.querySelector('[data-testid=status]')),
+    footprint: inside(document.querySelector('[data-testid=footprint]')),
+    copy: inside(document.querySelector('.rp-block--command .rp-copy')),
+    commandTop: box(document.querySelector('.rp-block--command')).top,
+    height: innerHeight,
+  };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_quick_start_shows_selectors_and_command_on_the_first_screen(browser, site, db,
+                                                                          model_id, lang):
+    """Every model, both languages, 1440×900: the hardware row and the cell's first two
+    dimension rows, the status, the GPU count, the Copy button and the top of the command are
+    all on the screen as the page opens; the model's facts are above them. A picture is saved."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    model = db.model(model_id)
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(site + page_of(lang, model_id))
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        seen = page.evaluate(_ON_SCREEN, model.dimensions[1:3])
+        assert all(ok for _, ok in seen["rows"]), seen
+        assert seen["status"] and seen["footprint"] and seen["copy"], seen
+        assert 0 <= seen["commandTop"] < seen["height"] - 100, seen
+        about = page.locator("article .recipe-about")
+        assert about.count() == 1 and about.bounding_box()["y"] < seen["commandTop"]
+        page.screenshot(path=str(SCREENS / f"quick-start.{model_id}.{lang}.png"))
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_gpu_count_is_the_cells_nodes_times_its_gpus_per_node(tab, db, lang):
+    """Every model: for its first and last cell the Playground names the GPUs the command
+    needs, as the matrix counts them."""
+    for model_id in MODELS:
+        model = db.model(model_id)
+        for cell in (model.cells[0], model.cells[-1]):
+            page = tab.open(lang, "#" + urlencode(cell.match), model_id=model_id)
+            p = db.platforms[cell.match["hw"]]
+            total = str(cell.nodes * p.gpus_per_node)
+            kind = "ui.footprint.npu" if p.vendor == "huawei" else "ui.footprint"
+            want = db.t(lang, kind, total=total, nodes=str(cell.nodes),
+                        per_node=str(p.gpus_per_node))
+            page.wait_for_function("(w) => document.querySelector('[data-testid=footprint]')"
+                                   ".textContent.startsWith(w)", arg=want, timeout=5000)
+
+
+# Clicks through the Deploy card and the folded cards, as a reader goes (Kimi-K3's own options).
+_CLICKS = [("hw", "h200"), ("role", "decode"), ("strategy", "balanced"), ("hw", "b300"),
+           ("role", "unified"), ("spec", "none"), ("hicache", "l2"), ("kv_dtype", "fp8"),
+           ("hw", "gb200"), ("strategy", "low-latency")]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("viewport", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
+def test_after_every_click_the_commands_top_edge_is_on_screen(browser, site, lang, viewport):
+    """Desktop: the output stays in view beside the selectors. Phone: the output follows the
+    Deploy card, and a click whose command is off screen brings its top edge back. Pictures of
+    the Playground after the clicks are saved."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        page.goto(site + page_of(lang))
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        for axis, option in _CLICKS:
+            click(page, axis, option)  # the Playground updates within the click's handler
+            assert pressed(page)[axis] == option
+            top = page.evaluate("() => document.querySelector('.rp-block--command')"
+                                ".getBoundingClientRect().top")
+            header = page.evaluate("() => document.querySelector('.md-header')"
+                                   ".getBoundingClientRect().bottom")
+            assert header <= top < height - 40, (axis, option, top)
+        name = "desktop" if width > 1000 else "phone"
+        page.screenshot(path=str(SCREENS / f"playground-after-clicks.{name}.{lang}.png"))
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_finer_settings_are_folded_until_opened_or_linked(tab, db, model_id):
+    """Every model with cards: they open under "More settings" on a click; a link that sets
+    one of their settings opens them."""
+    page = tab.open("en", model_id=model_id)
+    more = page.locator('[data-testid="more"]')
+    if not any(a.card for a in db.model(model_id).axes):
+        assert more.count() == 0
+        return
+    assert more.evaluate("d => d.open") is False
+    card_axis = next(a for a in db.model(model_id).axes if a.card)
+    assert not page.locator(f'[data-axis="{card_axis.id}"]').first.is_visible()
+    more.locator("summary").click()
+    assert more.evaluate("d => d.open") is True
+    option = next(o.id for o in card_axis.options)
+    page = tab.open("en", f"#{card_axis.id}={option}", model_id=model_id)
+    assert page.locator('[data-testid="more"]').evaluate("d => d.open") is True
 
 
 @pytest.mark.parametrize("lang, name", [("en", "Switch to dark mode"),

@@ -18,7 +18,7 @@ import yaml
 
 from helpers.browser import chromium, require_chromium, serve
 from helpers.project import project_copy, recipes_root
-from test_browser import Tab, page_of
+from test_browser import Tab, page_of, unfold
 from test_hostile import EVIL, _poison
 
 pytestmark = pytest.mark.browser
@@ -106,6 +106,7 @@ def assert_inert(page, scope: str = ".recipe-playground") -> None:
 
 
 def click(page, axis: str, option: str) -> None:
+    unfold(page, f'.recipe-playground [data-axis="{axis}"] [data-option="{option}"]')
     page.click(f'.recipe-playground [data-axis="{axis}"] [data-option="{option}"]')
     pressed = page.get_attribute(f'[data-axis="{axis}"] [data-option="{option}"]', "aria-pressed")
     assert pressed == "true", f"{axis}={option} did not stick"
@@ -194,20 +195,24 @@ def test_poisoned_playground_stays_inert(tab, lang):
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_poisoned_static_page_has_no_live_markup(browser, hostile_base, lang):
-    """The page as served, JavaScript off: the poisoned texts are characters, not elements."""
+    """The model's pages as served (its recipe page and its commands page), JavaScript off:
+    the poisoned texts are characters, not elements."""
     context = browser.new_context(java_script_enabled=False)
     try:
         page = context.new_page()
-        page.goto(hostile_base + page_of(lang))
-        injected = page.eval_on_selector_all(
-            "article script, article img[onerror], article [onclick], article [onload], "
-            "article iframe, article svg[onload]", "els => els.map(e => e.outerHTML)")
-        assert injected == []
-        assert_inert(page, "article")
-        article = page.locator("article").text_content()
+        article = ""
+        for part in ("commands/", ""):  # the recipe page last: its Playground is checked below
+            page.goto(hostile_base + page_of(lang) + part)
+            injected = page.eval_on_selector_all(
+                "article script, article img[onerror], article [onclick], article [onload], "
+                "article iframe, article svg[onload]", "els => els.map(e => e.outerHTML)")
+            assert injected == []
+            assert_inert(page, "article")
+            article += page.locator("article").text_content()
         for key in ("warn.gb200-decode-ll-prefill-pairing", "pin.b200-moe-runner",
                     "round.b300.admission"):
             assert literal(key) in article, key
+        assert f"about.maker {EVIL}" in article  # a label of the model's facts, as characters
         assert B300 in article
         # The Playground is only a placeholder until its script runs.
         assert page.locator(".recipe-playground").count() == 1

@@ -329,7 +329,7 @@ def test_a_page_renders_the_recipe_macros_and_keeps_raw_blocks_as_text(tmp_path,
     assert out.endswith(" {{NAME}}")
 
 
-MACROS = ("badge, benchmarks, calculator_table, caveats, cells, command, effective, matrix, models, "
+MACROS = ("about, badge, benchmarks, calculator_table, caveats, cells, command, effective, matrix, models, "
           "playground, router, scaling_table, status_badge, text")
 REFUSED = [
     ("attribute", "{{ status_badge.__self__ }}", "attribute access ('.__self__') is not allowed"),

@@ -1301,25 +1301,26 @@
     var self = this, id = 'rp-' + key + '-' + Math.random().toString(36).slice(2, 8);
     var row = el('div', { className: 'rp-axis', 'data-axis': key, role: 'group', 'aria-labelledby': id });
     row.appendChild(el('div', { className: 'rp-axis__label', id: id, text: this.t(labelId) }));
-    var box = el('div', { className: 'rp-options' });
+    var box = el('div', { className: 'rp-options' }), line = box;
     var g = { row: row, buttons: {}, tips: {} };
     var vendor = null;
+    if (key === 'hw') box.className = 'rp-vendors';
     options.forEach(function (o) {
-      if (key === 'hw' && o.vendor !== vendor) {
+      if (key === 'hw' && o.vendor !== vendor) {  // one line per vendor: its name, its platforms
         vendor = o.vendor;
-        box.appendChild(el('span', { className: 'rp-vendor', text: self.t('ui.vendor.' + vendor) }));
+        line = el('div', { className: 'rp-options' });
+        box.appendChild(el('div', { className: 'rp-vendor-line' }, [el('span', { className: 'rp-vendor', text: self.t('ui.vendor.' + vendor) }), line]));
       }
       var tipId = id + '-' + o.id.replace(/[^A-Za-z0-9_-]/g, '_');
       var b = el('button', { type: 'button', className: 'rp-option', 'data-option': o.id, 'aria-pressed': 'false' });
       b.appendChild(el('span', { className: 'rp-option__label', text: self.optionLabel(key, o) }));
-      if (key === 'hw' && o.hbm_gb) b.appendChild(el('span', { className: 'rp-option__sub', text: self.t('ui.hbm', { gb: String(o.hbm_gb) }) }));
       var tip = el('span', { className: 'rp-tip', role: 'tooltip', id: tipId, hidden: 'hidden' });
       b.addEventListener('click', function () {
         if (b.getAttribute('aria-disabled') === 'true') return;  // greyed: nothing changes
         self.choose(key, o.id);
       });
       g.buttons[o.id] = b; g.tips[o.id] = tip;
-      box.appendChild(el('span', { className: 'rp-opt' }, [b, tip]));
+      line.appendChild(el('span', { className: 'rp-opt' }, [b, tip]));
     });
     row.appendChild(box);
     parent.appendChild(row);
@@ -1343,11 +1344,15 @@
     var self = this, data = this.data, root = this.root;
     clear(root);
     root.classList.add('rp');
+    // The main selectors and the output side by side (one column on a phone: the output right
+    // under the selectors); the finer cards folded below the selectors until opened.
+    var main = el('div', { className: 'rp-main' });
     var controls = el('div', { className: 'rp-controls' });
     var deploy = el('fieldset', { className: 'rp-card rp-card--deploy' }, [el('legend', { text: this.t('ui.deploy') })]);
     this.group('hw', 'table.hardware', data.platforms, deploy);
     list(data.model.dimensions).forEach(function (d) { self.group(d.id, d.label, d.options, deploy); });
     var cards = {};
+    this.cardOf = {};
     data.axes.forEach(function (axis) {
       var parent = deploy;
       if (axis.card) {
@@ -1355,26 +1360,34 @@
           cards[axis.card] = el('fieldset', { className: 'rp-card', 'data-card': axis.card }, [el('legend', { text: self.t('ui.card.' + axis.card) })]);
         }
         parent = cards[axis.card];
+        self.cardOf[axis.id] = axis.card;
       }
       self.group(axis.id, axis.label, axis.options, parent);
     });
     controls.appendChild(deploy);
-    var grid = el('div', { className: 'rp-cards' });
-    Object.keys(cards).forEach(function (k) { grid.appendChild(cards[k]); });
-    controls.appendChild(grid);
+    var names = Object.keys(cards);
+    if (names.length) {
+      this.more = el('details', { className: 'rp-more', 'data-testid': 'more' });
+      this.more.appendChild(el('summary', { text: this.t('ui.more', { cards: names.map(function (k) { return self.t('ui.card.' + k); }).join(', ') }) }));
+      var grid = el('div', { className: 'rp-cards' });
+      names.forEach(function (k) { grid.appendChild(cards[k]); });
+      this.more.appendChild(grid);
+      controls.appendChild(this.more);
+    }
 
-    var out = el('div', { className: 'rp-output' });
+    var out = el('div', { className: 'rp-output', 'data-testid': 'output' });
     var head = el('div', { className: 'rp-status' });
     this.badge = el('span', { 'data-testid': 'status' });
+    this.footprint = el('span', { className: 'rp-footprint', 'data-testid': 'footprint' });
     this.meta = el('span', { className: 'rp-meta' });
-    head.appendChild(this.badge); head.appendChild(this.meta);
+    head.appendChild(this.badge); head.appendChild(this.footprint); head.appendChild(this.meta);
     out.appendChild(head);
-    this.caveatBox = el('ul', { className: 'rp-caveats', 'data-testid': 'caveats' });
-    out.appendChild(this.caveatBox);
     this.command = this.block('command', 'ui.command', out);
     this.release = el('p', { className: 'rp-release', 'data-testid': 'release' });
     this.command.wrap.appendChild(this.release);
     this.router = this.block('router', 'ui.router', out);
+    this.caveatBox = el('ul', { className: 'rp-caveats', 'data-testid': 'caveats' });
+    out.appendChild(this.caveatBox);
 
     if (list(data.model.calculators).length) this.buildCalculator(out);
 
@@ -1399,8 +1412,9 @@
     out.appendChild(effBox);
     this.effBox = effBox;
 
-    root.appendChild(controls);
-    root.appendChild(out);
+    main.appendChild(controls);
+    main.appendChild(out);
+    root.appendChild(main);
   };
 
   /** The calculator panel, for a model that declares calculators: the request length they
@@ -1464,6 +1478,16 @@
     if (this.dims.indexOf(key) >= 0) this.top[key] = value;
     else this.explicit[key] = value;
     this.update(true);
+    this.reveal();
+  };
+
+  /** After a click, bring the command's top edge on screen if it is not (a phone's single
+   *  column, where the output sits above the folded cards and below the selectors). */
+  Playground.prototype.reveal = function () {
+    var r = this.command.wrap.getBoundingClientRect(), bar = document.querySelector('.md-header');
+    var top = (bar ? bar.getBoundingClientRect().bottom : 0) + 8, bottom = window.innerHeight;
+    if (r.top >= top && r.top <= bottom - 48) return;
+    window.scrollBy(0, r.top - Math.max(top, Math.min(bottom - r.height - 16, bottom - 160)));
   };
 
   /** Is this hash a Playground selection (and not a heading anchor)? */
@@ -1485,6 +1509,7 @@
     });
     this.top = top;
     this.explicit = explicit;
+    if (this.more && Object.keys(explicit).some(function (k) { return self.cardOf[k]; })) this.more.open = true;
     if (this.avgInput) {
       this.avgInput.value = String(this.avgLen);
       this.avgInput.removeAttribute('aria-invalid');
@@ -1584,6 +1609,10 @@
     this.badge.className = 'recipe-badge recipe-badge--' + res.status;
     this.badge.textContent = this.t('status.' + res.status);
     this.badge.title = this.t('status.' + res.status + '.title');
+    var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
+    this.footprint.textContent = this.t(platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', {
+      total: String(res.nodes * platform.gpus_per_node), nodes: String(res.nodes), per_node: String(platform.gpus_per_node) }) +
+      (platform.hbm_gb ? ' · ' + this.t('ui.hbm', { gb: String(platform.hbm_gb) }) : '');
     this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
 
     clear(this.caveatBox);
