@@ -24,7 +24,7 @@ from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag
 from .releases import Migration, Releases
 from .schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, HardwareFile,
-                     MigrationsFile, ModelFile, Platform, RulesFile)
+                     MigrationsFile, ModelFile, PlaceholdersFile, Platform, ReaderValue, RulesFile)
 
 LANGS = ("en", "ko")
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +90,8 @@ class Database:
     models: dict[str, Model]
     releases: Releases
     bench_releases: bench_serving.BenchReleases
+    # what the reader fills into commands (<rank> …), each declared once for every model
+    reader_values: list[ReaderValue] = field(default_factory=list)
 
     def model(self, model_id: str) -> Model:
         if model_id not in self.models:
@@ -206,6 +208,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     if bounds_doc:
         out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
     shared_text = _load_text(out, catalog_dir, base)
+    values_doc, reader_values = _load_reader_values(out, catalog_dir, base, shared_text)
     releases = _load_releases(out, catalog_dir, base, catalog)
     bench = _load_bench_releases(catalog_dir / HISTORY, base, releases)
     # Every model is checked against the shared files; with one of them broken, that check
@@ -229,12 +232,66 @@ def load_database(root: Path | str = RECIPES) -> Database:
                                     "docs/en/guides/add-a-model.md)"))
     if out.problems:
         raise RecipeError(out.problems)
+    declared = {t: v for v in reader_values for t in v.tokens}
     for model in models.values():  # placeholders the reader fills in print unquoted
-        texts = list(model.info.placeholders.values()) + \
-            (list(model.info.pd.router.flags) if model.info.pd else [])
-        for text in texts:
-            READER_PLACEHOLDERS.update(re.findall(r"<[a-z0-9][a-z0-9.-]*>", text))
-    return Database(root, platforms, catalog, router, shared_text, models, releases, bench)
+        for path, text in reader_texts(model):
+            for token in re.findall(READER_TOKEN, text):
+                READER_PLACEHOLDERS.add(token)
+                if token not in declared:  # an error: read the file again for its lines
+                    name = f"text.{path[1]}.yaml" if path[0] == "text" else "model.yaml"
+                    doc = out.load(root / model.id / name, base)
+                    path = path[2:] if path[0] == "text" else path
+                    where = values_doc.file if values_doc else "recipes/catalog/placeholders.yaml"
+                    out.add(doc, path, f"the reader placeholder {token} is not declared in "
+                            f"{where} (declared: {', '.join(sorted(declared)) or 'none'}): "
+                            "say what it stands for and what a value looks like there")
+    if out.problems:
+        raise RecipeError(out.problems)
+    return Database(root, platforms, catalog, router, shared_text, models, releases, bench,
+                    reader_values)
+
+
+READER_TOKEN = r"<[a-z0-9][a-z0-9.-]*>"
+
+
+def reader_texts(model) -> list[tuple[tuple, str]]:
+    """Where a model's commands get the words the reader fills in: its placeholder values and
+    its PD router's flags (a place in model.yaml), and its texts, which hint lines and notes
+    quote them in (("text", lang, id))."""
+    out = [(("placeholders", k), v) for k, v in model.info.placeholders.items()]
+    if model.info.pd:
+        out += [(("pd", "router", "flags", i), f) for i, f in enumerate(model.info.pd.router.flags)]
+    out += [(("text", lang, key), v) for lang in LANGS for key, v in model.text[lang].items()]
+    return out
+
+
+def _load_reader_values(out: _Collector, catalog_dir: Path, base: Path,
+                        text: dict[str, dict[str, str]]):
+    """recipes/catalog/placeholders.yaml: each id and spelling once, each text in every
+    language. A recipes folder without the file declares none."""
+    path = catalog_dir / "placeholders.yaml"
+    if not path.exists():
+        return None, []
+    doc = out.load(path, base)
+    parsed = out.parse(doc, PlaceholdersFile) if doc else None
+    if parsed is None:
+        return doc, []
+    ids: set[str] = set()
+    tokens: set[str] = set()
+    for i, v in enumerate(parsed.placeholders):
+        if v.id in ids:
+            out.add(doc, ("placeholders", i, "id"), f"duplicate placeholder id '{v.id}'")
+        ids.add(v.id)
+        for j, token in enumerate(v.tokens):
+            if token in tokens:
+                out.add(doc, ("placeholders", i, "tokens", j), f"{token} is declared twice")
+            tokens.add(token)
+        missing = [lang for lang in LANGS if v.text not in text[lang]]
+        if missing:
+            out.add(doc, ("placeholders", i, "text"), f"unknown text id '{v.text}' in "
+                    f"{', '.join(f'text.{lang}.yaml' for lang in missing)} of the catalog "
+                    f"({choices_hint(v.text, text[missing[0]])})")
+    return doc, parsed.placeholders
 
 
 def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog) -> Releases:

@@ -106,6 +106,35 @@ class HardwareFile(Strict):
     platforms: list[Platform] = Field(min_length=1)
 
 
+# --- recipes/catalog/placeholders.yaml
+
+# What a reader's value for a placeholder may look like, as a JavaScript-compatible pattern. None
+# of them admits a character the shell treats specially, so a command with the reader's values
+# filled in is still the command bash reads (checked in tests/test_reader_values.py).
+READER_KINDS = {
+    "host": r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$",  # an IPv4 address or a host name
+    "rank": r"^[0-9]{1,4}$",
+    "nic": r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$",  # an interface name (Linux: 15 characters)
+    "path": r"^[A-Za-z0-9_./~-]{1,255}$",
+    "list": r"^[A-Za-z0-9_.:-]+(?:,[A-Za-z0-9_.:-]+)*$",  # names joined by commas (mlx5_0:1,mlx5_1:1)
+}
+ReaderKind = Literal[tuple(READER_KINDS)]
+_TOKEN = r"^<[a-z0-9][a-z0-9.-]*>$"
+
+
+class ReaderValue(Strict):
+    """One thing the reader fills into commands, under every spelling the data gives it."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    tokens: list[Annotated[str, Field(pattern=_TOKEN)]] = Field(min_length=1)
+    text: str  # what it stands for (a text id of the catalog)
+    kind: ReaderKind
+
+
+class PlaceholdersFile(Strict):
+    placeholders: list[ReaderValue] = []
+
+
 # --- recipes/<model>/model.yaml
 
 class DimensionOption(Strict):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import math
 import os
 import re
@@ -606,6 +607,34 @@ class Site:
         lines.append(f"**{_inline(self.t('about.checkpoints'))}** {listed}")
         return " · ".join(lines) + "\n{ .recipe-about }"
 
+    def values(self, model_id: str) -> str:
+        """The "Your values" panel: every placeholder the model's commands leave for the reader,
+        what it stands for and, with JavaScript, a box that fills it into every command of the
+        page (playground.js; kept in the browser). Folded; the table explains them without
+        JavaScript."""
+        from .database import READER_TOKEN, reader_texts
+        from .schema import READER_KINDS
+
+        model = self.db.model(model_id)
+        used = {t for _, text in reader_texts(model) for t in re.findall(READER_TOKEN, text)}
+        entries = [v for v in self.db.reader_values if used & set(v.tokens)]
+        if not entries:
+            raise MacroError(f"values: the commands of {model_id} leave nothing for the reader "
+                             "to fill in (no <…> placeholder in model.yaml)")
+        data = [{"id": v.id, "tokens": v.tokens, "pattern": READER_KINDS[v.kind],
+                 "kind": self.t(f"values.kind.{v.kind}")} for v in entries]
+        rows = [f"| {self.th('values.placeholder')} | {self.th('values.means')} | "
+                f"{self.th('values.value')} |", "|---|---|---|"]
+        for v in entries:
+            rows.append(f"| {' '.join(_code(t) for t in v.tokens if t in used)} | "
+                        f"{_prose(self.t(v.text)).replace('|', '&#124;')} | |")
+        return "\n".join([
+            f'<details class="recipe-values" data-values="{_esc(json.dumps(data))}" '
+            f'data-invalid="{_esc(self.t("values.invalid"))}" '
+            f'data-clear="{_esc(self.t("values.clear"))}" markdown="1">',
+            f'<summary>{_esc(self.t("values.title"))}</summary>', "",
+            _md(self.t("values.intro")), "", *rows, "", "</details>"])
+
     def status_badge(self, status: str) -> str:
         """A badge for a status by name (verified, in-progress, unverified)."""
         if status not in ("verified", "in-progress", "unverified"):
@@ -662,7 +691,7 @@ _CHECKPOINTS_LISTED = 4
 
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
                "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge",
-               "about")
+               "about", "values")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",
                nodes.Macro: "macro", nodes.CallBlock: "call", nodes.FilterBlock: "filter",

@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from helpers.browser import chromium, require_chromium, serve
+from macros.check import parse
 from macros.selections import sample_playground
 
 pytestmark = pytest.mark.browser
@@ -678,3 +679,46 @@ def test_korean_text_breaks_between_words_in_a_korean_font(tab, lang, breaks, ko
                              return [s.wordBreak, s.fontFamily]; }""")
     assert style[0] == breaks, style
     assert style[1].startswith('"Apple SD Gothic Neo", "Malgun Gothic"') == korean_font, style
+
+
+def test_your_values_fill_every_command_and_stay_for_every_page(tab, cli, db):
+    """Filled in once on the recipe page: the Playground's command and its copy carry the
+    values; a value of the wrong shape is not used; the commands page and the Korean page of
+    the same browser use them too; clearing brings the placeholders and highlighting back."""
+    page = tab.open("en", "#hw=h200&role=unified&strategy=balanced")
+    page.click("details.recipe-values > summary")
+    page.fill('input[data-value="node0-ip"]', "10.0.0.1")
+    page.fill('input[data-value="rank"]', "1")
+    page.fill('input[data-value="nic"]', "eth0")
+    command = text_of(page, "command")
+    want = expected(cli, {"hw": "h200", "role": "unified", "strategy": "balanced"})["command"]
+    assert command == want.replace("<node0-ip>", "10.0.0.1").replace("<rank>", "1") \
+        .replace("<your-nic>", "eth0")
+    page.locator('.rp-block--command [data-copy="command"]').click()
+    page.wait_for_function("() => document.querySelector('.rp-block--command .rp-copy')"
+                           ".classList.contains('rp-copied')", timeout=5000)
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    [served] = parse(copied, {"server": db.catalog, "router": db.router_catalog})
+    assert dict(served.flags)["--node-rank"] == ("1",)
+    assert dict(served.flags)["--dist-init-addr"] == ("10.0.0.1:20000",)
+
+    page.fill('input[data-value="rank"]', "1; rm -rf ~")
+    assert page.get_attribute('input[data-value="rank"]', "aria-invalid") == "true"
+    assert "--node-rank <rank>" in text_of(page, "command")
+    page.fill('input[data-value="rank"]', "1")
+
+    anchor = "cell-h200-unified-balanced"
+    for lang in ("en", "ko"):
+        other = tab.new_page()
+        other.goto(tab.base + page_of(lang) + "commands/#" + anchor)
+        other.wait_for_function("() => document.querySelector('details.recipe-values')"
+                                ".getAttribute('data-mounted') === 'ready'")
+        block = other.evaluate(_CELL_SHOWN, anchor)["command"]
+        assert "--node-rank 1 " in block and "--dist-init-addr 10.0.0.1:20000" in block
+        assert "<rank>" not in block and "<node0-ip>" not in block
+    other.click("details.recipe-values > summary")
+    other.click(".rp-values__clear")
+    block = other.evaluate(_CELL_SHOWN, anchor)["command"]
+    assert "--node-rank <rank>" in block
+    assert other.evaluate("(id) => !!document.getElementById(id).nextElementSibling"
+                          ".querySelector('pre code span')", anchor)  # highlighted again
