@@ -371,7 +371,8 @@ def cmd_i18n_stamp(args) -> int:
         raise RecipeError(problems)
     for uri in dict.fromkeys(uris):
         digest = stamp(uri, docs)
-        print(f"docs/ko/{uri}: source_hash set to {digest} (docs/en/{uri} as it is now)")
+        print(f"docs/ko/{uri}: source_hash set to {digest} (docs/en/{uri} as it is now, "
+              f"kept in docs/translated-from/ko/{uri})")
     return EXIT_OK
 
 

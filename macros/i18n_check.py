@@ -42,11 +42,12 @@ from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 from .errors import Problem, RecipeError
 from .i18n import (DOCS, ROOT, FrontMatter, display, front_matter, read_page, status,
                    symlink_problem)
+from .i18n_changes import changes, matched_copy
+from .i18n_paragraphs import fences
 
 _DIRECTIVE = re.compile(r"<!--\s*check:(.*?)-->", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
 _ANCHOR = re.compile(r"\{\s*#([\w-]+)[^}]*\}\s*$")
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _RAW = re.compile(r"\{%-?\s*raw\s*-?%\}.*?\{%-?\s*endraw\s*-?%\}", re.S)
 # An inline code span, as Python-Markdown reads one: never across a blank line.
 _CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.S)
@@ -134,38 +135,6 @@ def _strip_comments(lang: str, body: str) -> str:
             kept.append(re.sub(r"\s+#(?![^'\"]*['\"][^'\"]*$)[^\n]*$", "", line).rstrip())
         return "\n".join(kept).strip()
     return body.strip()
-
-
-def fences(text: str) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, str]]]:
-    """Fenced code blocks as pymdownx.superfences reads them: (first line, last line, info,
-    body) with 0-based line numbers, and the (line, fence) of every fence never closed. A fence
-    closes on the same fence at the same indentation; a less indented line abandons it."""
-    lines = text.split("\n")
-    blocks, unclosed = [], []
-    i = 0
-    while i < len(lines):
-        m = _FENCE_OPEN.match(lines[i])
-        if m is None:
-            i += 1
-            continue
-        indent, fence = m.group("indent"), m.group("fence")
-        j = i + 1
-        while j < len(lines):
-            line = lines[j]
-            if line.strip() and not line.startswith(indent):
-                j = len(lines)  # dedented: Markdown reads the opening line as text
-                break
-            if line.startswith(indent) and line[len(indent):].rstrip(" \t") == fence:
-                break
-            j += 1
-        if j >= len(lines):
-            unclosed.append((i, fence))
-            i += 1
-            continue
-        body = "".join(line + "\n" for line in lines[i + 1:j])
-        blocks.append((i, j, m.group("info").strip(), body))
-        i = j + 1
-    return blocks, unclosed
 
 
 def template_tags(text: str) -> list[Item]:
@@ -627,8 +596,14 @@ def page_findings(uri: str, docs: Path = DOCS, lang: str = "ko") -> list[Finding
         out.append(Finding("todo", ko_name, 1, "no source_hash in the front matter; run "
                            f"'recipes i18n-stamp {uri}' once the translation matches"))
     elif state == "outdated":
+        changed = changes(uri, docs, lang)
+        unknown = "" if changed is not None else (
+            f" (which paragraphs is unknown: {display(matched_copy(uri, docs, lang), docs)}, the "
+            "English text of the last stamp, is missing or is not the one source_hash names)")
         out.append(Finding("todo", ko_name, 1, f"outdated: {en_name} changed since this "
-                           f"translation; update it, then run 'recipes i18n-stamp {uri}'"))
+                           f"translation{unknown}; update it, then run 'recipes i18n-stamp {uri}'"))
+        out += [Finding("todo", en_name, c.first, f"{c.kind} since the translation "
+                        f"({c.where}): '{c.excerpt}'") for c in changed or ()]
     return out + compare(en_path, other, en_name, ko_name)
 
 

@@ -483,7 +483,8 @@ def test_stamp_accepts_a_korean_page_in_each_documented_form(cli, docs, form):
     r = cli("i18n-stamp", "--docs", str(docs), page)
     digest = sha12(docs / "en" / "index.md")
     assert (r.code, r.out) == (0, f"docs/ko/index.md: source_hash set to {digest} "
-                                  "(docs/en/index.md as it is now)\n")
+                                  "(docs/en/index.md as it is now, kept in "
+                                  "docs/translated-from/ko/index.md)\n")
     assert front_matter((docs / "ko" / "index.md").read_text(encoding="utf-8"),
                         "p").source_hash == digest
 
