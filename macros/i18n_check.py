@@ -12,7 +12,9 @@ site uses, and links and images only to http:, https:, mailto: or relative targe
 images and attribute lists are read by Python-Markdown itself, configured as in mkdocs.yml, so
 what is checked is what the build will publish. A page is also broken when its front matter is
 not closed or not YAML, when a code fence is never closed, or when its template does not parse.
-Missing, unstamped and outdated translations are listed as work to do.
+Missing, unstamped and outdated translations are listed as work to do (an outdated one with
+the English paragraphs changed since its stamp, from ``macros.i18n_changes``), and what
+``macros.i18n_terms`` finds (glossary terms, the register) as style problems.
 
 Owns ``page_problems`` (what the build refuses in a page: every contract error of a
 translation, every rule above for any page) and ``published_problems`` (the same safety rules
@@ -42,6 +44,7 @@ from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 from .errors import Problem, RecipeError
 from .i18n import (DOCS, ROOT, FrontMatter, display, front_matter, read_page, status,
                    symlink_problem)
+from . import i18n_terms
 from .i18n_changes import changes, matched_copy
 from .i18n_paragraphs import fences
 
@@ -85,7 +88,7 @@ class Item:
 
 @dataclass(frozen=True)
 class Finding:
-    severity: str  # error (contract broken) | todo (translation work)
+    severity: str  # error (contract broken) | todo (translation work) | style (glossary, register)
     file: str
     line: int | None
     message: str
@@ -607,8 +610,10 @@ def page_findings(uri: str, docs: Path = DOCS, lang: str = "ko") -> list[Finding
     return out + compare(en_path, other, en_name, ko_name)
 
 
-def check(docs: Path = DOCS, lang: str = "ko") -> list[Finding]:
-    """Every contract error and every translation to-do under ``docs``."""
+def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> list[Finding]:
+    """Every contract error and every translation to-do under ``docs``, and every style
+    problem of its Korean pages and, with ``recipes``, of its text catalogs: a glossary term
+    (``docs/glossary.md``, when the folder has one) the translation lacks, a 합니다체 ending."""
     en_root, other_root = docs / "en", docs / lang
     if not (en_root.is_dir() and other_root.is_dir()):
         raise RecipeError([Problem(str(docs), None, None,
@@ -630,4 +635,23 @@ def check(docs: Path = DOCS, lang: str = "ko") -> list[Finding]:
         if uri not in linked and not (en_root / uri).exists():
             out.append(Finding("error", display(other, docs), None,
                                f"has no English source page {display(en_root / uri, docs)}"))
-    return out
+    return out + style(docs, lang, recipes, linked)
+
+
+def style(docs: Path, lang: str, recipes: Path | None, linked: set[str]) -> list[Finding]:
+    """Glossary and register findings of every translated page (and catalog)."""
+    glossary = docs / "glossary.md"
+    name = display(glossary, docs)
+    try:
+        terms = i18n_terms.read_glossary(glossary, name) if glossary.is_file() else []
+    except RecipeError as exc:
+        return [Finding("error", p.file, p.line, p.message, p.col) for p in exc.problems]
+    problems = []
+    for other in sorted((docs / lang).rglob("*.md")):
+        uri = other.relative_to(docs / lang).as_posix()
+        en = docs / "en" / uri
+        if uri not in linked and en.is_file():
+            problems += i18n_terms.page_problems(en, other, docs, terms, name)
+    if recipes is not None:
+        problems += i18n_terms.catalog_problems(recipes, terms, name)
+    return [Finding("style", p.file, p.line, p.message) for p in problems]

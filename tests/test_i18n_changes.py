@@ -129,8 +129,9 @@ def test_a_kept_english_text_that_is_not_the_stamped_one_is_not_used(cli, db, do
 
 def test_an_english_paragraph_reaches_the_notice_as_text(cli, db, docs):
     assert cli("i18n-stamp", "--docs", str(docs), PAGE).code == 0
-    edit(docs / "en" / PAGE, "The English pages live",
-         "<img src=x onerror=alert(1)> [link](javascript:x) *em* The English pages live")
+    edit(docs / "en" / PAGE, "The English pages live in `docs/en/` and",
+         "<img src=x onerror=alert(1)> [link](javascript:x) *em* The English pages live in "
+         "`docs/en/` and")
     listed = korean_notice(docs, db).splitlines()[-1]
     assert r"“&lt;img src=x onerror=alert(1)&gt; \[link\](javascript:x) \*em\* The" in listed
 
