@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from macros.errors import RecipeError
-from macros.i18n_check import check
+from macros.i18n_check import check, style as style_findings
 from macros.i18n_terms import formal_endings, read_glossary, used
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +33,9 @@ def row(english: str) -> int:
 
 
 def style(docs: Path, recipes: Path | None = None) -> list[str]:
-    return [str(f) for f in check(docs, recipes=recipes) if f.severity == "style"]
+    """What i18n-check reports as glossary and register problems (its contract part is
+    tested elsewhere)."""
+    return [str(f) for f in style_findings(docs, "ko", recipes, set())]
 
 
 def plant(path: Path, line_start: str, old: str, new: str) -> int:
@@ -51,8 +53,19 @@ def english_line(path: Path, line_start: str) -> int:
     return next(i + 1 for i, line in enumerate(lines) if line.startswith(line_start))
 
 
+def small_docs(tmp_path: Path, en: str, ko: str) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "en").mkdir(parents=True)
+    (docs / "ko").mkdir()
+    shutil.copy(GLOSSARY, docs / "glossary.md")
+    (docs / "en" / "p.md").write_text(en, encoding="utf-8")
+    (docs / "ko" / "p.md").write_text(ko, encoding="utf-8")
+    return docs
+
+
 def test_the_repository_pages_and_catalogs_use_the_glossary_terms_in_haeyo_register():
-    assert style(ROOT / "docs", ROOT / "recipes") == []
+    assert [str(f) for f in check(ROOT / "docs", recipes=ROOT / "recipes")
+            if f.severity == "style"] == []
 
 
 def test_a_planted_wrong_term_in_a_korean_page_is_reported_with_its_line_and_the_term(docs):
@@ -119,12 +132,8 @@ def test_i18n_check_fails_on_a_glossary_miss_and_counts_it(cli, docs):
 
 @pytest.mark.parametrize("korean", ["파이프라인 병합", "파이프라인을 병합", "파이프라인의 병합"])
 def test_a_particle_between_the_words_of_a_korean_term_is_the_term(tmp_path, korean):
-    docs = tmp_path / "docs"
-    (docs / "en").mkdir(parents=True)
-    (docs / "ko").mkdir()
-    shutil.copy(GLOSSARY, docs / "glossary.md")
-    (docs / "en" / "p.md").write_text("# P { #p }\n\nThe pipeline collapse.\n", encoding="utf-8")
-    (docs / "ko" / "p.md").write_text(f"# P {{ #p }}\n\n{korean}이에요.\n", encoding="utf-8")
+    docs = small_docs(tmp_path, "# P { #p }\n\nThe pipeline collapse.\n",
+                      f"# P {{ #p }}\n\n{korean}이에요.\n")
     assert style(docs) == []
 
 
@@ -175,3 +184,11 @@ def test_an_english_spelling_in_two_rows_is_an_error(tmp_path):
     assert [str(p) for p in exc.value.problems] == [
         f"docs/glossary.md:{last}:1: 'Cell' is already a term at line {row('cell')}; one row "
         "per concept"]
+
+
+def test_a_translation_that_splits_a_paragraph_is_checked_section_by_section(tmp_path):
+    en = "# P { #p }\n\nEach cell has a role.\n"
+    assert style(small_docs(tmp_path / "a", en, "# P { #p }\n\n셀마다 있어요.\n\n역할이요.\n")) == []
+    assert style(small_docs(tmp_path / "b", en, "# P { #p }\n\n셀마다 있어요.\n\n그래요.\n")) == [
+        f"docs/ko/p.md:1: style: glossary: docs/en/p.md:3 says 'role'; write '역할' here "
+        f"(docs/glossary.md:{row('role')})"]
