@@ -346,14 +346,15 @@ def _write_matched_copy(src_uri: str, docs: Path, lang: str, data: bytes) -> Non
 
     copy = matched_copy(src_uri, docs, lang)
     name = display(copy, docs)
-    root = docs / FOLDER
+    # checked before any folder is made: a linked folder must not get one elsewhere
+    for folder in copy.relative_to(docs).parents[:-1]:  # docs/ itself is the caller's choice
+        if (docs / folder).is_symlink():
+            raise RecipeError([Problem(name, None, None, "is reached through a symlink "
+                                       f"({display(docs / folder, docs)}); the copy of the "
+                                       f"English text is written only inside {FOLDER}/ itself")])
     try:
         copy.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RecipeError([Problem(name, None, None,
                                    f"cannot be written ({exc.strerror or exc})")]) from None
-    if Path(os.path.abspath(copy)).resolve() != root.resolve() / copy.relative_to(root):
-        raise RecipeError([Problem(name, None, None, "is reached through a symlink; the copy "
-                                   f"of the English text is written only inside {FOLDER}/ "
-                                   "itself")])
     _replace(copy, data, name, 0o644)

@@ -41,10 +41,10 @@ from markdown.treeprocessors import Treeprocessor
 from mkdocs.utils.meta import get_data as mkdocs_metadata
 from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 
+from . import i18n_terms
 from .errors import Problem, RecipeError
 from .i18n import (DOCS, ROOT, FrontMatter, display, front_matter, read_page, status,
                    symlink_problem)
-from . import i18n_terms
 from .i18n_changes import changes, matched_copy
 from .i18n_paragraphs import fences
 
@@ -88,7 +88,7 @@ class Item:
 
 @dataclass(frozen=True)
 class Finding:
-    severity: str  # error (contract broken) | todo (translation work) | style (glossary, register)
+    severity: str  # error (contract broken) | todo (translation work) | style (terms, register)
     file: str
     line: int | None
     message: str

@@ -136,17 +136,19 @@ def test_an_english_paragraph_reaches_the_notice_as_text(cli, db, docs):
     assert r"“&lt;img src=x onerror=alert(1)&gt; \[link\](javascript:x) \*em\* The" in listed
 
 
-def test_stamp_refuses_a_copy_folder_reached_through_a_symlink_and_leaves_the_page(cli, docs,
-                                                                                   tmp_path):
+@pytest.mark.parametrize("linked", ["translated-from", "translated-from/ko/guides"])
+def test_stamp_refuses_a_copy_folder_reached_through_a_symlink_and_leaves_the_page(
+        cli, docs, tmp_path, linked):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    shutil.rmtree(docs / "translated-from" / "ko" / "guides")
-    (docs / "translated-from" / "ko" / "guides").symlink_to(elsewhere)
+    shutil.rmtree(docs / linked)
+    (docs / linked).symlink_to(elsewhere)
     page = docs / "ko" / PAGE
     edit(docs / "en" / PAGE, OLD, NEW)
     before = page.read_bytes()
     r = cli("i18n-stamp", "--docs", str(docs), PAGE)
     assert (r.code, r.out) == (1, "")
-    assert r.err == (f"error: docs/translated-from/ko/{PAGE}: is reached through a symlink; the "
-                     "copy of the English text is written only inside translated-from/ itself\n")
+    assert r.err == (f"error: docs/translated-from/ko/{PAGE}: is reached through a symlink "
+                     f"(docs/{linked}); the copy of the English text is written only inside "
+                     "translated-from/ itself\n")
     assert page.read_bytes() == before and list(elsewhere.iterdir()) == []
