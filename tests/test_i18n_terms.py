@@ -162,7 +162,7 @@ def test_a_quoted_ending_and_the_name_of_the_register_are_not_hapnida_sentences(
     assert formal_endings("어미(…합니다, …습니다)는 쓰지 않아요. 합니다체도 마찬가지예요.") == []
 
 
-def test_a_glossary_row_that_is_not_two_cells_is_an_error_at_its_line(tmp_path):
+def test_a_glossary_row_that_is_not_three_cells_is_an_error_at_its_line(tmp_path):
     broken = tmp_path / "glossary.md"
     text = GLOSSARY.read_text(encoding="utf-8").replace("| cell | 셀 | |", "| cell | 셀 |")
     broken.write_text(text, encoding="utf-8")
