@@ -331,19 +331,22 @@ def cmd_build(args) -> int:
 
 
 def cmd_i18n_check(args) -> int:
+    from .database import RECIPES
     from .i18n import DOCS
     from .i18n_check import check
 
-    findings = check(Path(args.docs) if args.docs else DOCS)
+    findings = check(Path(args.docs) if args.docs else DOCS,
+                     recipes=Path(args.root) if args.root else RECIPES)
     if args.format == "json":
         print(json.dumps({"findings": [f.__dict__ for f in findings]}, ensure_ascii=False, indent=2))
     else:
         for f in findings:
             print(f)
-        errors = sum(1 for f in findings if f.severity == "error")
-        todo = len(findings) - errors
-        print(f"{errors} contract error(s), {todo} translation to-do(s)", file=sys.stderr)
-    failing = [f for f in findings if f.severity == "error" or args.strict]
+        count = {kind: sum(1 for f in findings if f.severity == kind)
+                 for kind in ("error", "todo", "style")}
+        print(f"{count['error']} contract error(s), {count['todo']} translation to-do(s), "
+              f"{count['style']} glossary or register problem(s)", file=sys.stderr)
+    failing = [f for f in findings if f.severity != "todo" or args.strict]
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
@@ -371,7 +374,8 @@ def cmd_i18n_stamp(args) -> int:
         raise RecipeError(problems)
     for uri in dict.fromkeys(uris):
         digest = stamp(uri, docs)
-        print(f"docs/ko/{uri}: source_hash set to {digest} (docs/en/{uri} as it is now)")
+        print(f"docs/ko/{uri}: source_hash set to {digest} (docs/en/{uri} as it is now, "
+              f"kept in docs/translated-from/ko/{uri})")
     return EXIT_OK
 
 

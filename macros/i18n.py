@@ -7,10 +7,12 @@ Owns the source-hash convention: a Korean page records ``source_hash`` (the firs
 digits of the SHA-256 of its English source) in its YAML front matter; a different hash means
 the English page changed after translation. Owns the notices' Markdown: plain functions any
 build stage can call (mkdocs-macros calls them after a page's template ran, so notice text is
-never template code); text from the database reaches the page escaped. ``stamp`` is the one
-function that edits a Korean page: only the ``source_hash`` of its front matter changes, a BOM
-and the line ends are kept. Must not write anything but that line, and only in a page
-``stamp_target`` accepted.
+never template code); text from the database reaches the page escaped; an outdated notice
+lists the English paragraphs changed since the stamp (``macros.i18n_changes``). ``stamp`` is
+the one function that edits a Korean page: only the ``source_hash`` of its front matter
+changes, a BOM and the line ends are kept; it also keeps the English text it matched in
+``docs/translated-from/<lang>/`` (what the outdated notice compares with). Must not write
+anything but that line and that copy, and only for a page ``stamp_target`` accepted.
 """
 
 from __future__ import annotations
@@ -177,8 +179,13 @@ def front_matter(text: str, name: str) -> FrontMatter:
     return FrontMatter(source_hash, hash_span, close_at, tuple(entries))
 
 
+def digest(data: bytes) -> str:
+    """The source-hash convention: the first 12 hex digits of the SHA-256 of the bytes."""
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
 def source_hash(path: Path, name: str | None = None) -> str:
-    return hashlib.sha256(read_bytes(path, name or str(path))).hexdigest()[:12]
+    return digest(read_bytes(path, name or str(path)))
 
 
 def status(src_uri: str, docs: Path = DOCS, lang: str = "ko") -> str:
@@ -195,16 +202,19 @@ def status(src_uri: str, docs: Path = DOCS, lang: str = "ko") -> str:
     return "current" if recorded == source_hash(en, display(en, docs)) else "outdated"
 
 
-def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[[str], str]) -> str | None:
+def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[..., str]) -> str | None:
     """The notice (Markdown) a page of the ``lang`` build starts with, or None.
 
-    ``t`` gives the reader text for an id. Database text is data: escaped for Markdown and HTML
-    here, and the caller adds the notice after the page's template ran.
+    ``t`` gives the reader text for an id (with its fields). An outdated page's notice lists
+    the English paragraphs changed since its stamp, when the stamp kept the English text it
+    matched. Database text is data: escaped for Markdown and HTML here, and the caller adds the
+    notice after the page's template ran.
     """
+    from .i18n_changes import changes
     from .site import _md
 
-    def sentence(text_id: str) -> str:
-        return _md(" ".join(str(t(text_id)).split()))
+    def sentence(text_id: str, **fields: str) -> str:
+        return _md(" ".join(str(t(text_id, **fields)).split()))
 
     if src_uri in FALLBACK_PAGES:
         return f'!!! warning ""\n    {sentence("ui.not-translated")}\n'
@@ -217,7 +227,14 @@ def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[[str], str
     # raw HTML: the target is outside this site's docs, which MkDocs cannot validate
     link = (f'<a href="{html.escape(english, quote=True)}" hreflang="en">'
             f'{sentence("ui.english-source")}</a>')
-    return f'!!! warning ""\n    {sentence("ui.outdated")} {link}\n'
+    note = f'!!! warning ""\n    {sentence("ui.outdated")} {link}\n'
+    changed = changes(src_uri, docs, lang) or []
+    if changed:
+        note += f"\n    {sentence('ui.changes')}\n\n"
+        for change in changed:
+            note += (f"    - {sentence(f'ui.change.{change.kind}', lines=change.lines)} "
+                     f"“{_md(change.excerpt)}”\n")
+    return note
 
 
 def with_notice(markdown: str, note: str | None) -> str:
@@ -276,15 +293,17 @@ def stamp_target(page: str, docs: Path = DOCS, lang: str = "ko") -> str:
 
 def stamp(src_uri: str, docs: Path = DOCS, lang: str = "ko") -> str:
     """Record the current English hash in the translated page's front matter. Only that line
-    changes (or is added): a BOM, the line ends and every other byte are kept."""
+    changes (or is added): a BOM, the line ends and every other byte are kept. The English
+    text it matched is kept beside (``macros.i18n_changes``)."""
     en = docs / "en" / src_uri
     other = docs / lang / src_uri
     name = display(other, docs)
-    digest = source_hash(en, display(en, docs))
+    english = read_bytes(en, display(en, docs))  # read once: the copy is what the hash names
+    recorded = digest(english)
     text = decode(read_bytes(other, name), name)
     front = front_matter(text, name)
     line_end = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
-    entry = f"source_hash: {digest}"
+    entry = f"source_hash: {recorded}"
     if front.hash_span:
         start, end = front.hash_span
         new = text[:start] + entry + text[end:]
@@ -297,17 +316,45 @@ def stamp(src_uri: str, docs: Path = DOCS, lang: str = "ko") -> str:
         written = front_matter(new, name).source_hash
     except RecipeError:  # e.g. a one-line {flow: mapping} that a new line would break
         written = None
-    if written != digest:
+    if written != recorded:
         raise RecipeError([Problem(name, 1, None, "could not add source_hash to this front "
                                    "matter; write it on a line of its own, like "
-                                   f"'source_hash: {digest}'")])
-    tmp = other.with_name(f".{other.name}.stamp-{os.getpid()}")
+                                   f"'source_hash: {recorded}'")])
+    _write_matched_copy(src_uri, docs, lang, english)
+    _replace(other, new.encode("utf-8"), name, other.stat().st_mode & 0o7777)
+    return recorded
+
+
+def _replace(path: Path, data: bytes, name: str, mode: int) -> None:
+    """Write ``path`` whole or not at all: a reader never sees half a file."""
+    tmp = path.with_name(f".{path.name}.stamp-{os.getpid()}")
     try:
-        tmp.write_bytes(new.encode("utf-8"))
-        os.chmod(tmp, other.stat().st_mode & 0o7777)
-        os.replace(tmp, other)
+        tmp.write_bytes(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise RecipeError([Problem(name, None, None,
                                    f"cannot be written ({exc.strerror or exc})")]) from None
-    return digest
+
+
+def _write_matched_copy(src_uri: str, docs: Path, lang: str, data: bytes) -> None:
+    """Keep the English text a stamp matched, byte for byte, where
+    ``macros.i18n_changes`` reads it; written first, so a failed stamp leaves a copy whose hash
+    no page records, which reads as "no copy"."""
+    from .i18n_changes import FOLDER, matched_copy
+
+    copy = matched_copy(src_uri, docs, lang)
+    name = display(copy, docs)
+    # checked before any folder is made: a linked folder must not get one elsewhere
+    for folder in copy.relative_to(docs).parents[:-1]:  # docs/ itself is the caller's choice
+        if (docs / folder).is_symlink():
+            raise RecipeError([Problem(name, None, None, "is reached through a symlink "
+                                       f"({display(docs / folder, docs)}); the copy of the "
+                                       f"English text is written only inside {FOLDER}/ itself")])
+    try:
+        copy.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecipeError([Problem(name, None, None,
+                                   f"cannot be written ({exc.strerror or exc})")]) from None
+    _replace(copy, data, name, 0o644)

@@ -12,7 +12,9 @@ site uses, and links and images only to http:, https:, mailto: or relative targe
 images and attribute lists are read by Python-Markdown itself, configured as in mkdocs.yml, so
 what is checked is what the build will publish. A page is also broken when its front matter is
 not closed or not YAML, when a code fence is never closed, or when its template does not parse.
-Missing, unstamped and outdated translations are listed as work to do.
+Missing, unstamped and outdated translations are listed as work to do (an outdated one with
+the English paragraphs changed since its stamp, from ``macros.i18n_changes``), and what
+``macros.i18n_terms`` finds (glossary terms, the register) as style problems.
 
 Owns ``page_problems`` (what the build refuses in a page: every contract error of a
 translation, every rule above for any page) and ``published_problems`` (the same safety rules
@@ -39,14 +41,16 @@ from markdown.treeprocessors import Treeprocessor
 from mkdocs.utils.meta import get_data as mkdocs_metadata
 from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 
+from . import i18n_terms
 from .errors import Problem, RecipeError
 from .i18n import (DOCS, ROOT, FrontMatter, display, front_matter, read_page, status,
                    symlink_problem)
+from .i18n_changes import changes, matched_copy
+from .i18n_paragraphs import fences
 
 _DIRECTIVE = re.compile(r"<!--\s*check:(.*?)-->", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
 _ANCHOR = re.compile(r"\{\s*#([\w-]+)[^}]*\}\s*$")
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _RAW = re.compile(r"\{%-?\s*raw\s*-?%\}.*?\{%-?\s*endraw\s*-?%\}", re.S)
 # An inline code span, as Python-Markdown reads one: never across a blank line.
 _CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.S)
@@ -86,7 +90,7 @@ class Item:
 
 @dataclass(frozen=True)
 class Finding:
-    severity: str  # error (contract broken) | todo (translation work)
+    severity: str  # error (contract broken) | todo (translation work) | style (terms, register)
     file: str
     line: int | None
     message: str
@@ -136,38 +140,6 @@ def _strip_comments(lang: str, body: str) -> str:
             kept.append(re.sub(r"\s+#(?![^'\"]*['\"][^'\"]*$)[^\n]*$", "", line).rstrip())
         return "\n".join(kept).strip()
     return body.strip()
-
-
-def fences(text: str) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, str]]]:
-    """Fenced code blocks as pymdownx.superfences reads them: (first line, last line, info,
-    body) with 0-based line numbers, and the (line, fence) of every fence never closed. A fence
-    closes on the same fence at the same indentation; a less indented line abandons it."""
-    lines = text.split("\n")
-    blocks, unclosed = [], []
-    i = 0
-    while i < len(lines):
-        m = _FENCE_OPEN.match(lines[i])
-        if m is None:
-            i += 1
-            continue
-        indent, fence = m.group("indent"), m.group("fence")
-        j = i + 1
-        while j < len(lines):
-            line = lines[j]
-            if line.strip() and not line.startswith(indent):
-                j = len(lines)  # dedented: Markdown reads the opening line as text
-                break
-            if line.startswith(indent) and line[len(indent):].rstrip(" \t") == fence:
-                break
-            j += 1
-        if j >= len(lines):
-            unclosed.append((i, fence))
-            i += 1
-            continue
-        body = "".join(line + "\n" for line in lines[i + 1:j])
-        blocks.append((i, j, m.group("info").strip(), body))
-        i = j + 1
-    return blocks, unclosed
 
 
 def template_tags(text: str) -> list[Item]:
@@ -629,13 +601,21 @@ def page_findings(uri: str, docs: Path = DOCS, lang: str = "ko") -> list[Finding
         out.append(Finding("todo", ko_name, 1, "no source_hash in the front matter; run "
                            f"'recipes i18n-stamp {uri}' once the translation matches"))
     elif state == "outdated":
+        changed = changes(uri, docs, lang)
+        unknown = "" if changed is not None else (
+            f" (which paragraphs is unknown: {display(matched_copy(uri, docs, lang), docs)}, the "
+            "English text of the last stamp, is missing or is not the one source_hash names)")
         out.append(Finding("todo", ko_name, 1, f"outdated: {en_name} changed since this "
-                           f"translation; update it, then run 'recipes i18n-stamp {uri}'"))
+                           f"translation{unknown}; update it, then run 'recipes i18n-stamp {uri}'"))
+        out += [Finding("todo", en_name, c.first, f"{c.kind} since the translation "
+                        f"({c.where}): '{c.excerpt}'") for c in changed or ()]
     return out + compare(en_path, other, en_name, ko_name)
 
 
-def check(docs: Path = DOCS, lang: str = "ko") -> list[Finding]:
-    """Every contract error and every translation to-do under ``docs``."""
+def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> list[Finding]:
+    """Every contract error and every translation to-do under ``docs``, and every style
+    problem of its Korean pages and, with ``recipes``, of its text catalogs: a glossary term
+    (``docs/glossary.md``, when the folder has one) the translation lacks, a 합니다체 ending."""
     en_root, other_root = docs / "en", docs / lang
     if not (en_root.is_dir() and other_root.is_dir()):
         raise RecipeError([Problem(str(docs), None, None,
@@ -657,4 +637,23 @@ def check(docs: Path = DOCS, lang: str = "ko") -> list[Finding]:
         if uri not in linked and not (en_root / uri).exists():
             out.append(Finding("error", display(other, docs), None,
                                f"has no English source page {display(en_root / uri, docs)}"))
-    return out
+    return out + style(docs, lang, recipes, linked)
+
+
+def style(docs: Path, lang: str, recipes: Path | None, linked: set[str]) -> list[Finding]:
+    """Glossary and register findings of every translated page (and catalog)."""
+    glossary = docs / "glossary.md"
+    name = display(glossary, docs)
+    try:
+        terms = i18n_terms.read_glossary(glossary, name) if glossary.is_file() else []
+    except RecipeError as exc:
+        return [Finding("error", p.file, p.line, p.message, p.col) for p in exc.problems]
+    problems = []
+    for other in sorted((docs / lang).rglob("*.md")):
+        uri = other.relative_to(docs / lang).as_posix()
+        en = docs / "en" / uri
+        if uri not in linked and en.is_file():
+            problems += i18n_terms.page_problems(en, other, docs, terms, name)
+    if recipes is not None:
+        problems += i18n_terms.catalog_problems(recipes, terms, name)
+    return [Finding("style", p.file, p.line, p.message) for p in problems]

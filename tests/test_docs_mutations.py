@@ -117,8 +117,11 @@ def test_editing_the_english_page_marks_the_korean_one_outdated(docs_copy):
     page = docs_copy / "en" / "index.md"
     page.write_text(page.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
     todo = [str(f) for f in i18n_check(docs_copy) if f.severity == "todo"]
+    line = page.read_text(encoding="utf-8").count("\n")
     assert todo == ["docs/ko/index.md:1: todo: outdated: docs/en/index.md changed since this "
-                    "translation; update it, then run 'recipes i18n-stamp index.md'"]
+                    "translation; update it, then run 'recipes i18n-stamp index.md'",
+                    f"docs/en/index.md:{line}: todo: added since the translation (line {line}): "
+                    "'One more sentence.'"]
 
 
 def test_a_missing_korean_page_is_listed(docs_copy):

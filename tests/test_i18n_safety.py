@@ -82,7 +82,8 @@ def test_i18n_check_exits_1_and_prints_the_error_with_its_line(cli, tmp_path):
     assert r.out.splitlines() == [
         "docs/ko/page.md:1: todo: no source_hash in the front matter; run 'recipes i18n-stamp "
         "page.md' once the translation matches", *EXPECTED["raw-html-script"]["check"]]
-    assert r.err == "2 contract error(s), 1 translation to-do(s)\n"
+    assert r.err == ("2 contract error(s), 1 translation to-do(s), 0 glossary or register "
+                     "problem(s)\n")
 
 
 def test_i18n_check_on_a_folder_that_is_not_a_docs_folder_is_an_error(cli):
@@ -483,7 +484,8 @@ def test_stamp_accepts_a_korean_page_in_each_documented_form(cli, docs, form):
     r = cli("i18n-stamp", "--docs", str(docs), page)
     digest = sha12(docs / "en" / "index.md")
     assert (r.code, r.out) == (0, f"docs/ko/index.md: source_hash set to {digest} "
-                                  "(docs/en/index.md as it is now)\n")
+                                  "(docs/en/index.md as it is now, kept in "
+                                  "docs/translated-from/ko/index.md)\n")
     assert front_matter((docs / "ko" / "index.md").read_text(encoding="utf-8"),
                         "p").source_hash == digest
 
@@ -611,4 +613,5 @@ def test_stamp_adds_the_hash_to_front_matter_that_has_none(cli, docs):
 def test_the_stamped_real_docs_still_pass_i18n_check(cli, docs):
     assert cli("i18n-stamp", "--docs", str(docs), "index.md").code == 0
     r = cli("i18n-check", "--docs", str(docs))
-    assert (r.code, r.err) == (0, "0 contract error(s), 0 translation to-do(s)\n")
+    assert (r.code, r.err) == (0, "0 contract error(s), 0 translation to-do(s), 0 glossary or "
+                                  "register problem(s)\n")

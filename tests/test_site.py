@@ -136,11 +136,14 @@ def test_missing_and_outdated_translations_get_notices(tmp_path):
     translate = visible_text((site / "ko/guides/translate/index.html").read_text())
     assert "아직 한국어로 번역되지 않았" in translate or "번역되지 않" in translate
     home = visible_text((site / "ko/index.html").read_text())
-    assert "A new English sentence." not in home
     from macros.database import cached_database
 
     outdated = cached_database().t("ko", "ui.outdated")
     assert outdated in home
+    # the Korean text stays; the new English sentence is only named in the notice's list
+    listed = cached_database().t("ko", "ui.changes")
+    assert home.count("A new English sentence.") == 1
+    assert home.index(outdated) < home.index(listed) < home.index("A new English sentence.")
     home_html = (site / "ko/index.html").read_text()
     assert re.search(r'<a href="\.\./" hreflang="en">', home_html)  # to the English page
     current = visible_text((site / "ko/models/kimi-k3/index.html").read_text())
