@@ -19,12 +19,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import bench_serving, conditions, yamlfile
+from .docker import option_problem
 from .catalog import HISTORY, Catalog, FlagSpec, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag
 from .releases import Migration, Releases
-from .schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, HardwareFile,
-                     MigrationsFile, ModelFile, Platform, RulesFile)
+from .schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, Containers,
+                     HardwareFile, MigrationsFile, ModelFile, Platform, RulesFile)
 
 LANGS = ("en", "ko")
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +85,7 @@ class Model:
 class Database:
     root: Path
     platforms: dict[str, Platform]
+    containers: Containers
     catalog: Catalog
     router_catalog: Catalog
     text: dict[str, dict[str, str]]
@@ -192,6 +194,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     out = _Collector()
     catalog_dir = root / "catalog"
     platforms: dict[str, Platform] = {}
+    containers = None
     hw_doc = out.load(catalog_dir / "hardware.yaml", base)
     if hw_doc:
         hw = out.parse(hw_doc, HardwareFile)
@@ -200,6 +203,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
                 if p.id in platforms:
                     out.add(hw_doc, ("platforms", i, "id"), f"duplicate platform id '{p.id}'")
                 platforms[p.id] = p
+            containers = hw.containers
+            _check_containers(out, hw_doc, hw)
     catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base)
     router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
     bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
@@ -234,7 +239,33 @@ def load_database(root: Path | str = RECIPES) -> Database:
             (list(model.info.pd.router.flags) if model.info.pd else [])
         for text in texts:
             READER_PLACEHOLDERS.update(re.findall(r"<[a-z0-9][a-z0-9.-]*>", text))
-    return Database(root, platforms, catalog, router, shared_text, models, releases, bench)
+    return Database(root, platforms, containers, catalog, router, shared_text, models, releases,
+                    bench)
+
+
+def _check_containers(out: _Collector, doc: yamlfile.Marked, hw: HardwareFile) -> None:
+    """Every option a docker run line is built from is one ``run_flags`` knows, written as it
+    takes a value; every vendor of a platform says how its accelerators reach a container."""
+    c = hw.containers
+    known = ", ".join(c.run_flags)
+    places = [(("containers", "shared", i), text) for i, text in enumerate(c.shared)]
+    places += [(("containers", "cache", i), text) for i, text in enumerate(c.cache)]
+    places += [(("containers", key), getattr(c, key)) for key in ("publish", "host_network")]
+    places.append((("containers", "env"), c.env + " NAME=value"))
+    for vendor, run in c.vendors.items():
+        places += [(("containers", "vendors", vendor, "args", i), text)
+                   for i, text in enumerate(run.args)]
+        if run.per_device:
+            places.append((("containers", "vendors", vendor, "per_device"), run.per_device))
+    for path, text in places:
+        problem = option_problem(text.replace("{port}", "1").replace("{index}", "0"),
+                                 c.run_flags)
+        if problem:
+            out.add(doc, path, f"{problem} (run_flags: {known})")
+    for i, p in enumerate(hw.platforms):
+        if p.vendor.value not in c.vendors:
+            out.add(doc, ("platforms", i, "vendor"), f"vendor '{p.vendor.value}' has no entry "
+                    f"under containers.vendors (entries: {', '.join(c.vendors)})")
 
 
 def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog) -> Releases:
