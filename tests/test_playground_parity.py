@@ -3,7 +3,7 @@
 Every reachable Deploy-panel selection (``deployment_selections``) and a seeded sample over
 every Playground card (``sample_playground``) go to Node in one batch
 (``tests/js/parity.mjs``); for each one the command text (English and Korean), the router
-block, the status, every calculator's value and the diagnostics must be identical to
+block, the docker, curl and Python client texts, the status, every calculator's value and the diagnostics must be identical to
 ``resolve(..., strict=False)`` rendered by ``macros.render``. One difference fails the test.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from macros import render
+from macros import render, runmodes
 from macros.export import export_model
 from macros.resolve import resolve
 from macros.selection import Selection
@@ -52,6 +52,11 @@ def _expected(db, model_id: str, selection: dict) -> dict:
         "command_en": render.command_text(db, model, res, "en"),
         "command_ko": render.command_text(db, model, res, "ko"),
         "router": render.router_text(res),
+        "docker_en": runmodes.docker_text(db, model, res, "en"),
+        "docker_ko": runmodes.docker_text(db, model, res, "ko"),
+        "curl_en": runmodes.curl_text(db, model, res, "en"),
+        "curl_ko": runmodes.curl_text(db, model, res, "ko"),
+        "python_ko": runmodes.python_text(db, model, res, "ko"),
         "status": res.status,
         "cell_status": res.cell_status,
         "sglang": res.sglang,
@@ -123,7 +128,8 @@ def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
     assert len(sampled) >= SAMPLES
 
 
-KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "cell_status",
+KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "docker_en", "docker_ko",
+        "curl_en", "curl_ko", "python_ko", "status", "cell_status",
         "sglang", "calculations",
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
