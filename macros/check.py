@@ -570,13 +570,14 @@ def _docker_findings(db: Database, run: DockerRun, model: Model | None
 _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 
 
-def _cell_ports(model: Model, cells) -> set[str]:
+def _cell_ports(db: Database, model: Model, cells) -> set[str]:
     """The --port each cell's server listens on (sglang's default where a cell sets none)."""
     out = set()
     values = model.info.placeholders
+    default = str(db.catalog.flags["--port"].default)
     for cell in cells:
         flags = model.cell_flags[model.cell_index[model.key(cell.match)]]
-        port = next((f.value for f in flags if f.name == "--port" and f.value), "30000")
+        port = next((f.value for f in flags if f.name == "--port" and f.value), default)
         out.add(_PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), port))
     return out
 
@@ -588,11 +589,15 @@ def _curl_findings(db: Database, curls: list[Curl], commands: list[Command],
     in front of PD servers, else the server's --port."""
     routers = [f for c, f in zip(commands, all_flags) if c.program == "router"]
     servers = [f for c, f in zip(commands, all_flags) if c.program == "server"]
-    if routers or servers:
+    pd_server = any(f.get("--disaggregation-mode", ("null",))[0] != "null" for f in servers)
+    if routers or (servers and not pd_server):
         flags = (routers or servers)[-1]
-        expected = {flags.get("--port", ("30000",))[0]}
+        expected = {flags.get("--port", (str(db.catalog.flags["--port"].default),))[0]}
         why = "the router's --port" if routers else "the server's --port"
-    elif model is not None:
+    elif pd_server and model is not None and model.info.pd is not None:
+        expected = {str(model.info.pd.router.port)}
+        why = "the router's --port (clients of a PD server reach it)"
+    elif model is not None and not servers:
         expected, why = _context_ports(db, model, context)
     else:
         return []
@@ -621,8 +626,8 @@ def _context_ports(db: Database, model: Model, context: dict[str, str]
     if pd is not None and any(s.when.holds(ctx) is True for s in pd.servers().values()):
         return {str(pd.router.port)}, "the router's --port (clients of a PD server reach it)"
     if cell is not None:
-        return _cell_ports(model, [cell]), "the server's --port"
-    ports = _cell_ports(model, model.cells) | ({str(pd.router.port)} if pd else set())
+        return _cell_ports(db, model, [cell]), "the server's --port"
+    ports = _cell_ports(db, model, model.cells) | ({str(pd.router.port)} if pd else set())
     return ports, f"a port {model.info.name}'s servers or router listen on"
 
 
