@@ -174,6 +174,23 @@ def test_parity_catches_a_difference(db, model_id, tmp_path):
     assert got["command_en"] != _expected(db, model_id, sel)["command_en"]
 
 
+def test_parity_catches_a_difference_in_the_docker_line(db, model_id, tmp_path):
+    """The run modes are compared too: a docker option added in the export only shows in the
+    Playground's docker line, which then differs from Python's."""
+    model = db.model(model_id)
+    data = export_model(db, model_id, "en")
+    data["containers"]["shared"].append("--ulimit memlock=-1")
+    (tmp_path / "en.json").write_text(json.dumps(data), encoding="utf-8")
+    sel = dict(model.cells[0].match)
+    (tmp_path / "sel.json").write_text(json.dumps([sel]), encoding="utf-8")
+    subprocess.run([NODE, str(RUNNER), str(tmp_path / "en.json"), str(tmp_path / "en.json"),
+                    str(tmp_path / "sel.json"), str(tmp_path / "out.json")],
+                   check=True, capture_output=True, timeout=60)
+    got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0]
+    assert "  --ulimit memlock=-1 \\\n" in got["docker_en"]
+    assert got["docker_en"] != _expected(db, model_id, sel)["docker_en"]
+
+
 def _helper_cases() -> dict:
     import random
 

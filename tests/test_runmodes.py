@@ -5,17 +5,19 @@ Every test walks every model, every platform it supports (one cell each) or ever
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 
-from macros import runmodes
+from macros import render, runmodes
 from macros.check import check_text
 from macros.database import load_database
 from macros.errors import RecipeError
 from macros.flags import env_text, quote
 from macros.resolve import resolve
 from macros.selection import Selection
+from macros.site import Site
 
 from helpers.models import MODELS, edit_yaml
 
@@ -276,3 +278,55 @@ def test_a_platform_vendor_without_container_options_is_a_load_error(recipes_cop
     assert any(re.fullmatch(r"recipes/catalog/hardware\.yaml:\d+:\d+: vendor 'huawei' has no "
                             r"entry under containers\.vendors \(entries: nvidia, amd\)", m)
                for m in messages), messages
+
+
+# --- the pages --------------------------------------------------------------------------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+_CALL = re.compile(r"\{\{ run_modes\(([^)]*)\) \}\}")
+
+
+def _calls(model_id: str, lang: str) -> list[list[str]]:
+    source = (ROOT / "docs" / lang / "models" / f"{model_id}.md").read_text(encoding="utf-8")
+    calls = [[a.strip().strip('"') for a in m.group(1).split(",")] for m in _CALL.finditer(source)]
+    return [args[1:] for args in calls if args[0] == model_id]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_model_page_runs_one_cell_of_every_vendor_the_model_supports(db, model_id, lang):
+    model = db.model(model_id)
+    shown = [db.platforms[args[0]].vendor for args in _calls(model_id, lang)]
+    assert sorted(shown) == sorted({db.platforms[h].vendor for h in model.info.hardware})
+
+
+def _indented(text: str) -> str:
+    return "\n".join("    " + line if line else "" for line in text.splitlines())
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_model_page_shows_the_run_modes_of_each_call(db, built_site, model_id, lang):
+    page = built_site / ("ko/" if lang == "ko" else "") / "models" / model_id / "index.md"
+    rendered = page.read_text(encoding="utf-8")
+    site = Site(db, lang)
+    for args in _calls(model_id, lang):
+        assert site.run_modes(model_id, *args) in rendered
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+def test_run_modes_are_pip_docker_curl_and_python_tabs_with_checked_shell_blocks(
+        db, model_id, match, lang):
+    model, res = _resolution(db, model_id, match)
+    out = Site(db, lang).run_modes(model_id, **match)
+    tabs = out.split('\n=== "')[1:]
+    want = [("ui.run.pip", render.command_text(db, model, res, lang), "bash"),
+            ("ui.run.docker", runmodes.docker_text(db, model, res, lang), "bash"),
+            ("ui.run.curl", runmodes.curl_text(db, model, res, lang), "bash"),
+            ("ui.run.python", runmodes.python_text(db, model, res, lang), "python")]
+    titles = [html.unescape(t.split('"', 1)[0]) for t in tabs]
+    assert titles == [db.t(lang, text_id) for text_id, _, _ in want]
+    for tab, (_, text, fence) in zip(tabs, want):
+        assert f"    ```{fence}\n{_indented(text)}\n    ```" in tab
+        assert ("<!-- check: model=" in tab) == (fence == "bash")
