@@ -1,8 +1,9 @@
 """Loading the recipe database: every file parsed, validated and cross-referenced once.
 
 Owns the ``Database`` object the engine, the CLI and the mkdocs macros share, reading every
-file against its schema, and gathering every load error a maintainer can see (``file:line:col:
-what (valid choices)``); the cross-file checks of a model are ``validate.py``'s. Must not
+file against its schema (hardware.yaml's container options against its own docker vocabulary
+too), and gathering every load error a maintainer can see (``file:line:col: what (valid
+choices)``); the cross-file checks of a model are ``validate.py``'s. Must not
 compose commands (``resolve.py``) or print anything.
 """
 
