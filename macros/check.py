@@ -28,6 +28,7 @@ from .conditions import attr as _attr, equalities
 from .catalog import Catalog
 from .database import Database, Model, branch_value_problem, likely_typo
 from .errors import Problem, RecipeError, choices_hint
+from .flags import split_words
 from .results import Diagnostic, TextRef
 from .schema import Cell, Severity
 from .shell import Logical, ParseError, Word, scan
@@ -47,6 +48,7 @@ class DockerRun:
     line: int
     image_line: int
     unknown: list[tuple[str, int]] = field(default_factory=list)
+    options: set[tuple[str, str | None]] = field(default_factory=set)
 
 
 @dataclass
@@ -126,7 +128,8 @@ def _docker_run(head: list[Word], run_flags: dict[str, bool] | None,
     image = words[found.image] if found.image is not None else None
     cmd.docker = DockerRun(image.text if image else None, head[at].line,
                            image.line if image else head[at].line,
-                           [(name, words[i].line) for name, i in found.unknown])
+                           [(name, words[i].line) for name, i in found.unknown],
+                           {(o.name, o.value) for o in found.options})
     for option in found.options:
         if option.name in ("-e", "--env") and option.value and "=" in option.value:
             name, value = option.value.split("=", 1)
@@ -507,7 +510,7 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         catalog = catalogs[cmd.program]
         found = []
         if cmd.docker is not None:
-            found, release = _docker_findings(db, cmd.docker, model)
+            found, release = _docker_findings(db, cmd.docker, model, context.get("hw"))
             if release is not None and sglang is None:  # judged as the image's release
                 catalog = _release_catalog(db, release)
         server = cmd.program == "server"  # the branch reads server flags and env only
@@ -541,15 +544,30 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     return out
 
 
-def _docker_findings(db: Database, run: DockerRun, model: Model | None
+def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str | None
                      ) -> tuple[list[Finding], str | None]:
-    """What docker would refuse in the options, whether the image is one the data names (the
-    model's ``docker_images``; any model's when none can be told), and the release that image
-    ships (None: a branch build, or an image the data does not name)."""
+    """What docker would refuse in the options, the options the platform's vendor needs that
+    the line lacks (when the context names the hardware), whether the image is one the data
+    names (the model's ``docker_images``; any model's when none can be told), and the release
+    that image ships (None: a branch build, or an image the data does not name)."""
     flags = db.containers.run_flags
     out = [Finding(Severity.error, "docker.unknown-flag", f"unknown docker run option {name} "
                    f"({choices_hint(name, flags)})", [name], line)
            for name, line in run.unknown]
+    if hw in db.platforms:
+        platform = db.platforms[hw]
+        vendor = db.containers.vendors[platform.vendor.value]
+        texts = list(vendor.args)
+        if vendor.per_device:
+            texts += [vendor.per_device.replace("{index}", str(i)) for i in
+                      range(platform.gpus_per_node * (platform.devices_per_card or 1))]
+        missing = [t for t in texts if not {(o.name, o.value) for o in docker.read(
+            split_words(t), flags).options} <= run.options]
+        if missing:
+            out.append(Finding(Severity.warning, "docker.vendor-options", f"docker run lacks "
+                               f"{', '.join(missing)}, which a container on {platform.label} "
+                               f"gets (hardware.yaml containers.vendors.{platform.vendor.value})",
+                               [], run.line))
     rules = model.info.docker_images if model is not None else \
         [r for m in db.models.values() for r in m.info.docker_images]
     images = list(dict.fromkeys(r.image for r in rules))

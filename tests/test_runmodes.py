@@ -178,9 +178,21 @@ def test_every_generated_docker_line_and_curl_request_checks_clean(db, model_id,
     model, res = _resolution(db, model_id, match)
     text = runmodes.docker_text(db, model, res, "en") + "\n" + \
         runmodes.curl_text(db, model, res, "en")
-    errors = [f for f in check_text(db, text, model_id=model_id, sglang=res.sglang,
-                                    **_context(res)) if f.severity.value == "error"]
-    assert errors == []
+    found = check_text(db, text, model_id=model_id, sglang=res.sglang, **_context(res))
+    assert [f for f in found if f.severity.value == "error" or f.rule.startswith("docker.")] \
+        == []
+
+
+@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+def test_a_docker_line_may_start_the_server_as_python3_m_sglang_launch_server(
+        db, model_id, match):
+    model, res = _resolution(db, model_id, match)
+    text = runmodes.docker_text(db, model, res, "en").replace(
+        "  sglang serve \\\n", "  python3 -m sglang.launch_server \\\n")
+    found = check_text(db, text, model_id=model_id, sglang=res.sglang, **_context(res))
+    assert "python3 -m sglang.launch_server" in text
+    assert [f for f in found if f.severity.value == "error" or f.rule.startswith("docker.")] \
+        == []
 
 
 @pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
@@ -228,6 +240,20 @@ def test_the_serve_command_in_docker_is_judged_as_the_images_release(db, model_i
              if f.rule == "catalog.unknown-flag"]
     assert [f.flags for f in found] == [["--tp-sizes"]]
     assert found[0].message.startswith(f"unknown flag --tp-sizes for sglang {res.sglang} ")
+
+
+@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+def test_a_docker_line_without_its_vendors_first_option_is_a_warning_naming_it(
+        db, model_id, match):
+    model, res = _resolution(db, model_id, match)
+    platform = db.platforms[res.hw]
+    first = db.containers.vendors[platform.vendor.value].args[0]
+    text = runmodes.docker_text(db, model, res, "en").replace(f"  {_option(first)} \\\n", "", 1)
+    found = [f for f in check_text(db, text, model_id=model_id, **_context(res))
+             if f.rule == "docker.vendor-options"]
+    assert [(f.severity.value, f.message) for f in found] == [(
+        "warning", f"docker run lacks {first}, which a container on {platform.label} gets "
+                   f"(hardware.yaml containers.vendors.{platform.vendor.value})")]
 
 
 @pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
