@@ -56,7 +56,6 @@ class Curl:
     """A curl request in shell text: each URL it sends to, with its line."""
 
     urls: list[tuple[str, int]]
-    line: int
 
 
 @dataclass
@@ -138,8 +137,7 @@ def _docker_run(head: list[Word], run_flags: dict[str, bool] | None,
 
 
 def _curls(lines: list[Logical]) -> list[Curl]:
-    return [Curl([(w.text, w.line) for w in words[1:] if re.match(r"https?://", w.text)],
-                 words[0].line)
+    return [Curl([(w.text, w.line) for w in words[1:] if re.match(r"https?://", w.text)])
             for logical in lines for words in logical.commands
             if words and words[0].text == "curl"]
 
