@@ -8,9 +8,12 @@ flags, flags only another program reads, bad values with the choices the command
 words no flag takes, deprecated and unknown env vars, less what the model's branch reads:
 ``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the one a
 command's --model-path serves, with a warning where none can be told) and running them in
-context. Generated commands are checked by the same ``check_state`` so the CLI, the build and
-the docs tests agree. Must not read shell syntax itself (``shell.py``) or run or expand
-anything: ``$(…)`` stays text.
+context; a server command run by ``docker run … IMAGE`` has its docker options judged against
+hardware.yaml's vocabulary (``docker.py``), its image against the model's ``docker_images`` and
+its flags as the image's release parses them; a curl request's port against the server's (the
+router's for a PD server). Generated commands are checked by the same ``check_state`` so the
+CLI, the build and the docs tests agree. Must not read shell syntax itself (``shell.py``) or run
+or expand anything: ``$(…)`` stays text.
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
+from . import docker
 from .conditions import attr as _attr, equalities
 from .catalog import Catalog
 from .database import Database, Model, branch_value_problem, likely_typo
 from .errors import Problem, RecipeError, choices_hint
+from .flags import split_words
 from .results import Diagnostic, TextRef
 from .schema import Cell, Severity
 from .shell import Logical, ParseError, Word, scan
@@ -31,6 +37,25 @@ from .shell import Logical, ParseError, Word, scan
 SERVER_PROGRAMS = {("sglang", "serve"): "sglang serve",
                    ("-m", "sglang.launch_server"): "python3 -m sglang.launch_server"}
 ROUTER_PROGRAMS = {("-m", "sglang_router.launch_router"): "python3 -m sglang_router.launch_router"}
+
+
+@dataclass
+class DockerRun:
+    """The ``docker run`` in front of a server command: its image and the options docker's
+    vocabulary (hardware.yaml ``run_flags``) does not know."""
+
+    image: str | None
+    line: int
+    image_line: int
+    unknown: list[tuple[str, int]] = field(default_factory=list)
+    options: set[tuple[str, str | None]] = field(default_factory=set)
+
+
+@dataclass
+class Curl:
+    """A curl request in shell text: each URL it sends to, with its line."""
+
+    urls: list[tuple[str, int]]
 
 
 @dataclass
@@ -49,6 +74,7 @@ class Command:
     positional_model: bool = False
     flag_lines: dict[str, int] = field(default_factory=dict)
     background: bool = False  # ended by '&'
+    docker: DockerRun | None = None
 
 
 @dataclass
@@ -79,14 +105,45 @@ def _program_at(words: list[str]) -> tuple[str, str, int, bool] | None:
     return None
 
 
-def parse(text: str, catalogs: dict[str, Catalog]) -> list[Command]:
+def parse(text: str, catalogs: dict[str, Catalog],
+          run_flags: dict[str, bool] | None = None) -> list[Command]:
     """Every SGLang server or router command in ``text``; other shell commands are ignored.
     A command ends where bash ends it: at a newline or a control operator (``&&``, ``|``, ``;``
-    …); redirections (``> log``, ``2>&1``) are not its arguments."""
-    return _commands(scan(text).lines, catalogs)
+    …); redirections (``> log``, ``2>&1``) are not its arguments. With ``run_flags`` (docker's
+    vocabulary) a ``docker run`` in front of a server command is read too."""
+    return _commands(scan(text).lines, catalogs, run_flags)
 
 
-def _commands(lines: list[Logical], catalogs: dict[str, Catalog]) -> list[Command]:
+def _docker_run(head: list[Word], run_flags: dict[str, bool] | None,
+                cmd: Command) -> None:
+    """Read ``docker run OPTIONS IMAGE`` in the words before the program: the image, the
+    options docker would refuse, and the environment ``-e``/``--env`` pass in."""
+    at = next((i for i in range(len(head) - 1)
+               if head[i].text == "docker" and head[i + 1].text == "run"), None)
+    if at is None or run_flags is None:
+        return
+    words = head[at + 2:]
+    found = docker.read([w.text for w in words], run_flags)
+    image = words[found.image] if found.image is not None else None
+    cmd.docker = DockerRun(image.text if image else None, head[at].line,
+                           image.line if image else head[at].line,
+                           [(name, words[i].line) for name, i in found.unknown],
+                           {(o.name, o.value) for o in found.options})
+    for option in found.options:
+        if option.name in ("-e", "--env") and option.value and "=" in option.value:
+            name, value = option.value.split("=", 1)
+            cmd.env.append((name, value))
+            cmd.flag_lines[name] = words[option.at].line
+
+
+def _curls(lines: list[Logical]) -> list[Curl]:
+    return [Curl([(w.text, w.line) for w in words[1:] if re.match(r"https?://", w.text)])
+            for logical in lines for words in logical.commands
+            if words and words[0].text == "curl"]
+
+
+def _commands(lines: list[Logical], catalogs: dict[str, Catalog],
+              run_flags: dict[str, bool] | None = None) -> list[Command]:
     commands: list[Command] = []
     for logical in lines:
         for k, words in enumerate(logical.commands):
@@ -112,6 +169,8 @@ def _commands(lines: list[Logical], catalogs: dict[str, Catalog]) -> list[Comman
                 env.append((name, value))
                 cmd.flag_lines[name] = w.line
             cmd.env = env[::-1]
+            if program == "server":
+                _docker_run(head, run_flags, cmd)
             _parse_args(cmd, words[start:], catalogs[program])
             commands.append(cmd)
     return commands
@@ -426,16 +485,20 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         read = scan(text)
         raw = [Finding(Severity.error, rule, message, [], line)
                for line, rule, message in read.problems]
-        commands = _commands(read.lines, catalogs)
+        commands = _commands(read.lines, catalogs, db.containers.run_flags)
     except ParseError as exc:
         return raw + [Finding(Severity.error, "parse.shell", str(exc), [], exc.line)]
-    if not commands:
+    curls = _curls(read.lines)
+    if not commands and not curls:
         return raw + [Finding(Severity.error, "parse.no-command",
-                              "no sglang serve, python3 -m sglang.launch_server or "
-                              "python3 -m sglang_router.launch_router command found", [], 1)]
+                              "no sglang serve, python3 -m sglang.launch_server, "
+                              "python3 -m sglang_router.launch_router or curl command found",
+                              [], 1)]
     all_flags = [_canonical_flags(cmd, catalogs[cmd.program]) for cmd in commands]
     models, unsure = ([fixed] * len(commands), {}) if fixed is not None else \
         _named_models(db, commands, all_flags, context)
+    if curls:
+        raw += _curl_findings(db, curls, commands, all_flags, fixed, context)
     server_bootstrap = None
     for cmd, flags in zip(commands, all_flags):
         if cmd.program == "server" and "--disaggregation-bootstrap-port" in flags:
@@ -443,9 +506,14 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     out: list[Finding] = raw
     for i, (cmd, flags, model) in enumerate(zip(commands, all_flags, models)):
         catalog = catalogs[cmd.program]
+        found = []
+        if cmd.docker is not None:
+            found, release = _docker_findings(db, cmd.docker, model, context.get("hw"))
+            if release is not None and sglang is None:  # judged as the image's release
+                catalog = _release_catalog(db, release)
         server = cmd.program == "server"  # the branch reads server flags and env only
-        found = catalog_findings(cmd, catalog, model_env(model) if server else set(),
-                                 model_values(model) if server else {})
+        found += catalog_findings(cmd, catalog, model_env(model) if server else set(),
+                                  model_values(model) if server else {})
         found += unsure.get(i, [])
         if cmd.background:
             found.append(Finding(Severity.warning, "check.background", _BACKGROUND, [],
@@ -472,6 +540,111 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
             f.line = f.line or (lines[0] if lines else cmd.line)  # the rule's first flag
         out.extend(found)
     return out
+
+
+def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str | None
+                     ) -> tuple[list[Finding], str | None]:
+    """What docker would refuse in the options, the options the platform's vendor needs that
+    the line lacks (when the context names the hardware), whether the image is one the data
+    names (the model's ``docker_images``; any model's when none can be told), and the release
+    that image ships (None: a branch build, or an image the data does not name)."""
+    flags = db.containers.run_flags
+    out = [Finding(Severity.error, "docker.unknown-flag", f"unknown docker run option {name} "
+                   f"({choices_hint(name, flags)})", [name], line)
+           for name, line in run.unknown]
+    if hw in db.platforms:
+        platform = db.platforms[hw]
+        vendor = db.containers.vendors[platform.vendor.value]
+        texts = list(vendor.args)
+        if vendor.per_device:
+            texts += [vendor.per_device.replace("{index}", str(i)) for i in
+                      range(platform.gpus_per_node * (platform.devices_per_card or 1))]
+        missing = [t for t in texts if not {(o.name, o.value) for o in docker.read(
+            split_words(t), flags).options} <= run.options]
+        if missing:
+            out.append(Finding(Severity.warning, "docker.vendor-options", f"docker run lacks "
+                               f"{', '.join(missing)}, which a container on {platform.label} "
+                               f"gets (hardware.yaml containers.vendors.{platform.vendor.value})",
+                               [], run.line))
+    rules = model.info.docker_images if model is not None else \
+        [r for m in db.models.values() for r in m.info.docker_images]
+    images = list(dict.fromkeys(r.image for r in rules))
+    whose = f"{model.info.name}'s" if model is not None else "any model's"
+    if run.image is None:
+        out.append(Finding(Severity.error, "docker.no-image", "docker run names no image in "
+                           "front of the server command", [], run.line))
+        return out, None
+    rule = next((r for r in rules if r.image == run.image), None)
+    if rule is None:
+        out.append(Finding(Severity.error, "docker.foreign-image", f"image {run.image} is none "
+                           f"of {whose} docker_images ({', '.join(images)})", [],
+                           run.image_line))
+        return out, None
+    return out, (db.releases.resolve(rule.sglang) if rule.sglang else None)
+
+
+_PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
+
+
+def _cell_ports(db: Database, model: Model, cells) -> set[str]:
+    """The --port each cell's server listens on (sglang's default where a cell sets none)."""
+    out = set()
+    values = model.info.placeholders
+    default = str(db.catalog.flags["--port"].default)
+    for cell in cells:
+        flags = model.cell_flags[model.cell_index[model.key(cell.match)]]
+        port = next((f.value for f in flags if f.name == "--port" and f.value), default)
+        out.add(_PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), port))
+    return out
+
+
+def _curl_findings(db: Database, curls: list[Curl], commands: list[Command],
+                   all_flags: list[dict], model: Model | None,
+                   context: dict[str, str]) -> list[Finding]:
+    """A curl request must reach the server its text (or its context) describes: the router
+    in front of PD servers, else the server's --port."""
+    routers = [f for c, f in zip(commands, all_flags) if c.program == "router"]
+    servers = [f for c, f in zip(commands, all_flags) if c.program == "server"]
+    pd_server = any(f.get("--disaggregation-mode", ("null",))[0] != "null" for f in servers)
+    if routers or (servers and not pd_server):
+        flags = (routers or servers)[-1]
+        expected = {flags.get("--port", (str(db.catalog.flags["--port"].default),))[0]}
+        why = "the router's --port" if routers else "the server's --port"
+    elif pd_server and model is not None and model.info.pd is not None:
+        expected = {str(model.info.pd.router.port)}
+        why = "the router's --port (clients of a PD server reach it)"
+    elif model is not None and not servers:
+        expected, why = _context_ports(db, model, context)
+    else:
+        return []
+    out = []
+    for curl in curls:
+        for url, line in curl.urls:
+            try:
+                port = urlsplit(url).port
+            except ValueError:
+                port = None
+            if port is None or str(port) not in expected:
+                said = f"port {port}" if port is not None else "no port"
+                out.append(Finding(Severity.error, "curl.port", f"curl sends to {url} "
+                                   f"({said}), but {why} is {' or '.join(sorted(expected))}",
+                                   [], line))
+    return out
+
+
+def _context_ports(db: Database, model: Model, context: dict[str, str]
+                   ) -> tuple[set[str], str]:
+    match = {k: v for k, v in context.items() if k in model.dimensions}
+    picks = {k: v for k, v in context.items() if k not in match}
+    cell = model.cell(match) if all(d in match for d in model.dimensions) else None
+    ctx = _CheckContext(db, model, match, picks, {}, {}, cell, "server", {})
+    pd = model.info.pd
+    if pd is not None and any(s.when.holds(ctx) is True for s in pd.servers().values()):
+        return {str(pd.router.port)}, "the router's --port (clients of a PD server reach it)"
+    if cell is not None:
+        return _cell_ports(db, model, [cell]), "the server's --port"
+    ports = _cell_ports(db, model, model.cells) | ({str(pd.router.port)} if pd else set())
+    return ports, f"a port {model.info.name}'s servers or router listen on"
 
 
 def _release_catalog(db: Database, sglang: str | None) -> Catalog:

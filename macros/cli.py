@@ -68,7 +68,7 @@ def cmd_validate(args) -> int:
 
 
 def _resolution_json(db, model, res, lang: str) -> dict:
-    from . import render
+    from . import render, runmodes
 
     return {
         "model": res.model, "hw": res.hw, "match": res.match, "pd": res.pd,
@@ -88,6 +88,9 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "flags": res.flag_texts,
         "command": render.command_text(db, model, res, lang),
         "router": render.router_text(res),
+        "docker": runmodes.docker_text(db, model, res, lang),
+        "curl": runmodes.curl_text(db, model, res, lang),
+        "python": runmodes.python_text(db, model, res, lang),
         "calculations": [{
             "id": c.id, "pins": c.pins,
             "value": float(c.value) if c.value is not None else None,  # as pinned

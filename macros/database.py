@@ -1,8 +1,9 @@
 """Loading the recipe database: every file parsed, validated and cross-referenced once.
 
 Owns the ``Database`` object the engine, the CLI and the mkdocs macros share, reading every
-file against its schema, and gathering every load error a maintainer can see (``file:line:col:
-what (valid choices)``); the cross-file checks of a model are ``validate.py``'s. Must not
+file against its schema (hardware.yaml's container options against its own docker vocabulary
+too), and gathering every load error a maintainer can see (``file:line:col: what (valid
+choices)``); the cross-file checks of a model are ``validate.py``'s. Must not
 compose commands (``resolve.py``) or print anything.
 """
 
@@ -19,12 +20,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import bench_serving, conditions, yamlfile
+from .docker import option_problem
 from .catalog import HISTORY, Catalog, FlagSpec, load_bounds, value_problem
 from .errors import Problem, RecipeError, choices_hint
 from .flags import READER_PLACEHOLDERS, Flag
 from .releases import Migration, Releases
-from .schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, HardwareFile,
-                     MigrationsFile, ModelFile, PlaceholdersFile, Platform, ReaderValue, RulesFile)
+from .schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, Containers,
+                     HardwareFile, MigrationsFile, ModelFile, PlaceholdersFile, Platform,
+                     ReaderValue, RulesFile)
 
 LANGS = ("en", "ko")
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +87,7 @@ class Model:
 class Database:
     root: Path
     platforms: dict[str, Platform]
+    containers: Containers
     catalog: Catalog
     router_catalog: Catalog
     text: dict[str, dict[str, str]]
@@ -194,6 +198,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     out = _Collector()
     catalog_dir = root / "catalog"
     platforms: dict[str, Platform] = {}
+    containers = None
     hw_doc = out.load(catalog_dir / "hardware.yaml", base)
     if hw_doc:
         hw = out.parse(hw_doc, HardwareFile)
@@ -202,6 +207,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
                 if p.id in platforms:
                     out.add(hw_doc, ("platforms", i, "id"), f"duplicate platform id '{p.id}'")
                 platforms[p.id] = p
+            containers = hw.containers
+            _check_containers(out, hw_doc, hw)
     catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base)
     router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
     bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
@@ -247,8 +254,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
                             "say what it stands for and what a value looks like there")
     if out.problems:
         raise RecipeError(out.problems)
-    return Database(root, platforms, catalog, router, shared_text, models, releases, bench,
-                    reader_values)
+    return Database(root, platforms, containers, catalog, router, shared_text, models, releases,
+                    bench, reader_values)
 
 
 READER_TOKEN = r"<[a-z0-9][a-z0-9.-]*>"
@@ -256,12 +263,13 @@ READER_TOKEN = r"<[a-z0-9][a-z0-9.-]*>"
 
 def reader_texts(model) -> list[tuple[tuple, str]]:
     """Where a model's commands get the words the reader fills in: its placeholder values and
-    its PD router's flags (a place in model.yaml), and its texts, which hint lines and notes
-    quote them in (("text", lang, id))."""
+    its PD router's flags (a place in model.yaml), and its hint texts (``hint.*``), which the
+    commands print as comment lines (("text", lang, id))."""
     out = [(("placeholders", k), v) for k, v in model.info.placeholders.items()]
     if model.info.pd:
         out += [(("pd", "router", "flags", i), f) for i, f in enumerate(model.info.pd.router.flags)]
-    out += [(("text", lang, key), v) for lang in LANGS for key, v in model.text[lang].items()]
+    out += [(("text", lang, key), v) for lang in LANGS for key, v in model.text[lang].items()
+            if key.startswith("hint.")]
     return out
 
 
@@ -292,6 +300,31 @@ def _load_reader_values(out: _Collector, catalog_dir: Path, base: Path,
                     f"{', '.join(f'text.{lang}.yaml' for lang in missing)} of the catalog "
                     f"({choices_hint(v.text, text[missing[0]])})")
     return doc, parsed.placeholders
+
+
+def _check_containers(out: _Collector, doc: yamlfile.Marked, hw: HardwareFile) -> None:
+    """Every option a docker run line is built from is one ``run_flags`` knows, written as it
+    takes a value; every vendor of a platform says how its accelerators reach a container."""
+    c = hw.containers
+    known = ", ".join(c.run_flags)
+    places = [(("containers", "shared", i), text) for i, text in enumerate(c.shared)]
+    places += [(("containers", "cache", i), text) for i, text in enumerate(c.cache)]
+    places += [(("containers", key), getattr(c, key)) for key in ("publish", "host_network")]
+    places.append((("containers", "env"), c.env + " NAME=value"))
+    for vendor, run in c.vendors.items():
+        places += [(("containers", "vendors", vendor, "args", i), text)
+                   for i, text in enumerate(run.args)]
+        if run.per_device:
+            places.append((("containers", "vendors", vendor, "per_device"), run.per_device))
+    for path, text in places:
+        problem = option_problem(text.replace("{port}", "1").replace("{index}", "0"),
+                                 c.run_flags)
+        if problem:
+            out.add(doc, path, f"{problem} (run_flags: {known})")
+    for i, p in enumerate(hw.platforms):
+        if p.vendor.value not in c.vendors:
+            out.add(doc, ("platforms", i, "vendor"), f"vendor '{p.vendor.value}' has no entry "
+                    f"under containers.vendors (entries: {', '.join(c.vendors)})")
 
 
 def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog) -> Releases:

@@ -83,6 +83,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "lang": lang,
         "model": info,
         "platforms": platforms,
+        "containers": db.containers.model_dump(mode="json"),
         "cells": cells,
         "overlays": list(model.overlay_ids),
         "axes": axes,

@@ -102,8 +102,36 @@ class Platform(Strict):
     fabric: Fabric
 
 
+class VendorRun(Strict):
+    """How ``docker run`` hands one vendor's accelerators to a container."""
+
+    args: list[NonEmpty] = Field(min_length=1)  # docker run options, as a shell reads them
+    # One option per accelerator device of a node, ``{index}`` counting from 0 (Ascend maps
+    # every die: gpus_per_node × devices_per_card of them).
+    per_device: str | None = Field(default=None, pattern=r"\{index\}")
+    host_network: bool = False  # the vendor's transport needs the host's network (RDMA)
+
+
+class Containers(Strict):
+    """What every ``docker run`` line of a recipe is made of (macros/runmodes.py): the shared
+    options, how the server's port reaches the host, the Hugging Face cache and token, the
+    command's environment, and each vendor's own options."""
+
+    shared: list[NonEmpty] = Field(min_length=1)
+    publish: str = Field(pattern=r"\{port\}")  # a one-node server that is no PD server
+    host_network: NonEmpty  # instead, for multi-node and PD servers and vendors that need it
+    cache: list[NonEmpty] = []
+    env: NonEmpty  # the option that passes one NAME=value of the command's environment
+    vendors: dict[Literal["nvidia", "amd", "huawei"], VendorRun] = Field(min_length=1)
+    # Every docker run option a recipe line may use (generated or hand-written), with whether
+    # it takes a value; `recipes check` refuses any other.
+    run_flags: dict[Annotated[str, Field(pattern=r"^--?[a-z][a-z0-9-]*$")], bool] = Field(
+        min_length=1)
+
+
 class HardwareFile(Strict):
     platforms: list[Platform] = Field(min_length=1)
+    containers: Containers
 
 
 # --- recipes/catalog/placeholders.yaml

@@ -5,7 +5,8 @@ macro returns, how a page's template is rendered (``PageTemplates``: a sandbox t
 only the recipe macros, checks on the page's source first, errors as page:line) and when the
 translation notices are added (after rendering; their text comes from ``macros.i18n``).
 Every command a page shows comes from ``resolve`` through ``render`` (a benchmark's serve
-command through ``served``, its reproduce commands from ``bench_serving``); a macro whose
+command through ``served``, its reproduce commands from ``bench_serving``, the docker, curl
+and client views of a selection from ``runmodes``); a macro whose
 command has an error finding fails the build. Must not write into docs/ or recipes/.
 """
 
@@ -25,7 +26,7 @@ from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from mkdocs.exceptions import PluginError
 
-from . import bench_serving, render, served
+from . import bench_serving, render, runmodes, served
 from .calculator import fmt as calc_fmt, of_command
 from .database import Database, cached_database
 from .errors import Problem, RecipeError, choices_hint
@@ -228,6 +229,31 @@ class Site:
             parts += ["", f"**{_md(self.t('ui.router'))}**", "",
                       _directive(model_id, res, program="router"), "", _fence(router_text)]
         return "\n".join(parts)
+
+    def run_modes(self, model_id: str, *dims, **picks) -> str:
+        """One selection four ways, as content tabs under its cell's name: the serve command
+        (pip), the same command in the image of the selection (Docker), a curl request and an
+        OpenAI client call against the server (the router for a PD server)."""
+        res = self.resolve(model_id, *dims, **picks)
+        model = self.db.model(model_id)
+        title = " · ".join(_md(x) for x in self._labels(model, res.match))
+        port = runmodes.client_port(self.db, model, res)
+        tabs = [
+            ("ui.run.pip", [_directive(model_id, res), "",
+                            _fence(render.command_text(self.db, model, res, self.lang))]),
+            ("ui.run.docker", [_prose(self.t("ui.run.docker-note")), "",
+                               _directive(model_id, res), "",
+                               _fence(runmodes.docker_text(self.db, model, res, self.lang))]),
+            ("ui.run.curl", [_prose(self.t("ui.run.client-note", port=port)), "",
+                             _directive(model_id, res, program="curl"), "",
+                             _fence(runmodes.curl_text(self.db, model, res, self.lang))]),
+            ("ui.run.python", [_fence(runmodes.python_text(self.db, model, res, self.lang),
+                                      "python")]),
+        ]
+        out = [f"**{title}** {self._badge(res.status)}", ""]
+        for text_id, body in tabs:
+            out += [f'=== "{_esc(self.t(text_id))}"', "", _indent("\n".join(body)), ""]
+        return "\n".join(out)
 
     def _span_text(self, res: Resolution) -> str:
         first, last = res.sglang_span
@@ -691,7 +717,7 @@ _CHECKPOINTS_LISTED = 4
 
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
                "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge",
-               "about", "values")
+               "about", "values", "run_modes")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",
                nodes.Macro: "macro", nodes.CallBlock: "call", nodes.FilterBlock: "filter",

@@ -215,6 +215,25 @@ def test_copy_button_puts_the_command_on_the_clipboard(tab, db):
     assert command.startswith("# ") and "sglang serve" in command
 
 
+def test_docker_switch_shows_the_docker_line_and_its_copy_button_copies_it(tab, cli, db):
+    selection = {"hw": "mi355x", "role": "unified", "strategy": "balanced"}
+    page = tab.open("ko", "#" + urlencode(selection))
+    want = expected(cli, selection, "ko")
+    wait_text(page, "command", want["command"])
+    assert not page.locator('[data-testid="docker"]').is_visible()
+    page.click('[data-runmode="docker"]')
+    wait_text(page, "docker", want["docker"])
+    assert page.locator('[data-testid="docker"]').is_visible()
+    assert not page.locator('[data-testid="command"]').is_visible()
+    button = page.locator('.rp-block--docker [data-copy="docker"]')
+    button.click()
+    page.wait_for_function("() => document.querySelector('.rp-block--docker .rp-copy')"
+                           ".classList.contains('rp-copied')", timeout=5000)
+    assert page.evaluate("() => navigator.clipboard.readText()") == want["docker"]
+    assert text_of(page, "curl") == want["curl"]
+    assert text_of(page, "python-client") == want["python"]
+
+
 def test_hash_round_trip(tab, cli):
     page = tab.open("en")
     for axis, option in (("hw", "b200"), ("role", "unified"), ("strategy", "balanced"),

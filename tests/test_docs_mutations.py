@@ -160,3 +160,29 @@ def test_a_missing_line_continuation_is_caught(docs_copy):
     _, failures = run_document(page)
     assert len(failures) == 1
     assert f"kimi-k3.md:{line + 1}:" in failures[0] and "does not end with" in failures[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_docker_block_with_a_foreign_image_and_a_curl_block_to_another_port_fail(
+        tmp_path, db, lang):
+    """The run modes a page shows are checked like every command: each model's first cell,
+    its image changed and its curl request sent elsewhere, fails on those two lines."""
+    from macros import runmodes
+    from macros.resolve import resolve
+    from macros.selection import Selection
+
+    for model_id, model in db.models.items():
+        res = resolve(db, Selection.flat(model, model.cells[0].match))
+        page = tmp_path / lang / f"{model_id}.md"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(Site(db, lang).run_modes(model_id, **res.match) + "\n", encoding="utf-8")
+        assert run_document(page)[1] == []
+        port = runmodes.client_port(db, model, res)
+        image = _mutate(page, f"  {res.docker_image} \\", "  example/foreign:1 \\")
+        curl = _mutate(page, f"localhost:{port}/v1/chat", "localhost:9/v1/chat")
+        _, failures = run_document(page)
+        assert len(failures) == 2, failures
+        assert f"{model_id}.md:{image}: image example/foreign:1 is none of" in failures[0]
+        assert "docker.foreign-image" in failures[0]
+        assert f"{model_id}.md:{curl}: curl sends to http://localhost:9/v1/chat/completions" \
+            in failures[1] and "curl.port" in failures[1]

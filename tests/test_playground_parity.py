@@ -3,7 +3,7 @@
 Every reachable Deploy-panel selection (``deployment_selections``) and a seeded sample over
 every Playground card (``sample_playground``) go to Node in one batch
 (``tests/js/parity.mjs``); for each one the command text (English and Korean), the router
-block, the status, every calculator's value and the diagnostics must be identical to
+block, the docker, curl and Python client texts, the status, every calculator's value and the diagnostics must be identical to
 ``resolve(..., strict=False)`` rendered by ``macros.render``. One difference fails the test.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from macros import render
+from macros import render, runmodes
 from macros.export import export_model
 from macros.resolve import resolve
 from macros.selection import Selection
@@ -52,6 +52,11 @@ def _expected(db, model_id: str, selection: dict) -> dict:
         "command_en": render.command_text(db, model, res, "en"),
         "command_ko": render.command_text(db, model, res, "ko"),
         "router": render.router_text(res),
+        "docker_en": runmodes.docker_text(db, model, res, "en"),
+        "docker_ko": runmodes.docker_text(db, model, res, "ko"),
+        "curl_en": runmodes.curl_text(db, model, res, "en"),
+        "curl_ko": runmodes.curl_text(db, model, res, "ko"),
+        "python_ko": runmodes.python_text(db, model, res, "ko"),
         "status": res.status,
         "cell_status": res.cell_status,
         "sglang": res.sglang,
@@ -123,7 +128,8 @@ def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
     assert len(sampled) >= SAMPLES
 
 
-KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "status", "cell_status",
+KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "docker_en", "docker_ko",
+        "curl_en", "curl_ko", "python_ko", "status", "cell_status",
         "sglang", "calculations",
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
@@ -166,6 +172,23 @@ def test_parity_catches_a_difference(db, model_id, tmp_path):
     got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0]
     assert "--served-model-name parity-probe" in got["command_en"]
     assert got["command_en"] != _expected(db, model_id, sel)["command_en"]
+
+
+def test_parity_catches_a_difference_in_the_docker_line(db, model_id, tmp_path):
+    """The run modes are compared too: a docker option added in the export only shows in the
+    Playground's docker line, which then differs from Python's."""
+    model = db.model(model_id)
+    data = export_model(db, model_id, "en")
+    data["containers"]["shared"].append("--ulimit memlock=-1")
+    (tmp_path / "en.json").write_text(json.dumps(data), encoding="utf-8")
+    sel = dict(model.cells[0].match)
+    (tmp_path / "sel.json").write_text(json.dumps([sel]), encoding="utf-8")
+    subprocess.run([NODE, str(RUNNER), str(tmp_path / "en.json"), str(tmp_path / "en.json"),
+                    str(tmp_path / "sel.json"), str(tmp_path / "out.json")],
+                   check=True, capture_output=True, timeout=60)
+    got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0]
+    assert "  --ulimit memlock=-1 \\\n" in got["docker_en"]
+    assert got["docker_en"] != _expected(db, model_id, sel)["docker_en"]
 
 
 def _helper_cases() -> dict:

@@ -10,6 +10,7 @@
  *   macros/resolve.py     compose (= resolve(..., strict=False)), effective configuration
  *   macros/check.py       catalog and rule findings for the generated command
  *   macros/render.py      commandText, routerText
+ *   macros/runmodes.py    dockerText, curlText, pythonText
  *   macros/cli.py         wholeNumber (= _avg_len: request lengths in the URL hash and input)
  * Part 2 is a thin DOM layer: controls, output blocks, copy buttons and the URL hash. It builds
  * every node with createElement/textContent and makes no request beyond the page's own JSON.
@@ -1167,6 +1168,55 @@
     return continued(body).join('\n');
   }
 
+  // runmodes.py: the selection inside docker run, a curl request and an OpenAI client call.
+  var HOST = 'localhost', PER_LINE = 4;
+  function dockerWord(text) {  // a leading ~/ stays bare, for the shell to expand
+    if (text.slice(0, 2) === '~/' && quote(text.slice(1)) === text.slice(1)) return text;
+    return quote(text);
+  }
+  function dockerOption(text) { return shlexSplit(text).map(dockerWord).join(' '); }
+  function serverPort(data, res) {
+    var given = res.flags.filter(function (f) { return f.name === '--port' && f.values.length && f.values[0]; });
+    return given.length ? given[given.length - 1].values[0] : String(data.catalog.flags['--port']['default']);
+  }
+  function clientPort(data, res) { return res.pd ? String(data.model.pd.router.port) : serverPort(data, res); }
+  function platformOf(data, hw) { return data.platforms.filter(function (p) { return p.id === hw; })[0]; }
+  function dockerOptions(data, res) {
+    var c = data.containers, platform = platformOf(data, res.hw), run = c.vendors[platform.vendor];
+    var lines = run.args.map(dockerOption);
+    if (run.per_device) {
+      var each = [], devices = platform.gpus_per_node * (platform.devices_per_card || 1);
+      for (var i = 0; i < devices; i++) each.push(dockerOption(run.per_device.split('{index}').join(String(i))));
+      for (var j = 0; j < each.length; j += PER_LINE) lines.push(each.slice(j, j + PER_LINE).join(' '));
+    }
+    lines = lines.concat(c.shared.map(dockerOption));
+    if (res.nodes > 1 || res.pd || run.host_network) lines.push(dockerOption(c.host_network));
+    else lines.push(dockerOption(c.publish.split('{port}').join(serverPort(data, res))));
+    lines = lines.concat(list(c.cache).map(dockerOption));
+    return lines.concat(res.env.map(function (e) { return dockerOption(c.env) + ' ' + envText(e); }));
+  }
+  function dockerText(data, res) {
+    var body = ['docker run'].concat(dockerOptions(data, res).map(function (l) { return '  ' + l; }),
+      ['  ' + dockerWord(res.docker_image), '  ' + res.program], res.flags.map(function (f) { return '    ' + flagText(f); }));
+    return hintLines(data, res).concat(continued(body)).join('\n');
+  }
+  function runMessage(data) { return JSON.stringify(text(data, 'ui.run.message')); }
+  function curlText(data, res) {
+    var url = 'http://' + HOST + ':' + clientPort(data, res) + '/v1/chat/completions';
+    var body = '{"model": ' + JSON.stringify(res.model_name) + ', "messages": [{"role": "user", "content": ' +
+      runMessage(data) + '}]}';
+    return continued(['curl ' + quote(url), '  -H ' + quote('Content-Type: application/json'), '  -d ' + quote(body)]).join('\n');
+  }
+  function pythonText(data, res) {
+    var base = 'http://' + HOST + ':' + clientPort(data, res) + '/v1';
+    return ['from openai import OpenAI', '',
+      'client = OpenAI(base_url=' + JSON.stringify(base) + ', api_key="EMPTY")',
+      'response = client.chat.completions.create(',
+      '    model=' + JSON.stringify(res.model_name) + ',',
+      '    messages=[{"role": "user", "content": ' + runMessage(data) + '}],',
+      ')', 'print(response.choices[0].message.content)'].join('\n');
+  }
+
   // Flags and env that the selection changed relative to the cell's own flags and env.
   /** What the reader's settings change in the cell's command: against the command of the cell
    *  alone (its defaults, as the static page shows it), so choosing nothing lists nothing, and
@@ -1227,6 +1277,7 @@
   }
 
   var api = { compose: compose, commandText: commandText, routerText: routerText, text: text,
+              dockerText: dockerText, curlText: curlText, pythonText: pythonText,
               diff: diff, fmt: fmt, calcEvaluate: calcEvaluate, calcField: calcField, evaluate: evaluate,
               fill: fill, quote: quote, parseFlagText: parseFlagText,
               setReaderPlaceholders: setReaderPlaceholders, parseHash: parseHash,
@@ -1386,6 +1437,7 @@
     this.release = el('p', { className: 'rp-release', 'data-testid': 'release' });
     this.command.wrap.appendChild(this.release);
     this.router = this.block('router', 'ui.router', out);
+    this.buildRunModes(out);
     this.caveatBox = el('ul', { className: 'rp-caveats', 'data-testid': 'caveats' });
     out.appendChild(this.caveatBox);
 
@@ -1415,6 +1467,41 @@
     main.appendChild(controls);
     main.appendChild(out);
     root.appendChild(main);
+  };
+
+  /** The run modes of the command: a pip / Docker switch (the Docker block takes the command
+   *  block's place), then a curl request and the Python client call against the server. */
+  Playground.prototype.buildRunModes = function (out) {
+    var self = this, modes = el('div', { className: 'rp-runmodes', role: 'group', 'aria-label': this.t('ui.run.mode') });
+    this.runMode = 'pip';
+    this.runButtons = {};
+    ['pip', 'docker'].forEach(function (mode) {
+      var b = el('button', { type: 'button', className: 'rp-option', 'data-runmode': mode, 'aria-pressed': 'false', text: self.t('ui.run.' + mode) });
+      b.addEventListener('click', function () {
+        self.runMode = mode;
+        if (self.runRes) self.renderRunModes(self.runRes);
+      });
+      self.runButtons[mode] = b;
+      modes.appendChild(b);
+    });
+    out.insertBefore(modes, this.command.wrap);
+    this.docker = this.block('docker', 'ui.run.docker', out);
+    out.insertBefore(this.docker.wrap, this.command.wrap.nextSibling);
+    this.curl = this.block('curl', 'ui.run.curl', out);
+    this.pythonClient = this.block('python-client', 'ui.run.python', out);
+  };
+
+  Playground.prototype.renderRunModes = function (res) {
+    var self = this, docker = this.runMode === 'docker';
+    this.runRes = res;
+    this.docker.code.textContent = fillValues(dockerText(this.data, res));
+    this.curl.code.textContent = fillValues(curlText(this.data, res));
+    this.pythonClient.code.textContent = fillValues(pythonText(this.data, res));
+    this.docker.wrap.hidden = !docker;
+    this.command.wrap.hidden = docker;
+    Object.keys(this.runButtons).forEach(function (mode) {
+      self.runButtons[mode].setAttribute('aria-pressed', mode === self.runMode ? 'true' : 'false');
+    });
   };
 
   /** The calculator panel, for a model that declares calculators: the request length they
@@ -1629,6 +1716,7 @@
     var router = routerText(data, res);
     this.router.code.textContent = router ? fillValues(router) : '';
     this.router.wrap.hidden = !router;
+    this.renderRunModes(res);
 
     if (this.calcRows) this.renderCalculator(res);
 
