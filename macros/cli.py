@@ -111,6 +111,19 @@ def _resolution_json(db, model, res, lang: str) -> dict:
     }
 
 
+def _settings_json(db, model, sel, res, lang: str) -> list[dict]:
+    """The visible settings with the state of each option as the Playground shows it: an
+    option that would change nothing is greyed (macros/effects.py)."""
+    from . import render
+    from .effects import idle_options, with_idle
+
+    return [{"id": a.axis, "value": a.value, "options": [
+        {"id": o.id, "state": o.state,
+         "reason": render.text(db, model, o.reason, lang) if o.reason else None}
+        for o in a.options if o.state != "hidden"]}
+        for a in with_idle(res, idle_options(db, sel, res)) if a.visible]
+
+
 def _selection(args, model):
     """``--set`` pairs and the ``--hw/--role/--strategy`` shortcuts as one selection."""
     from .selection import Selection
@@ -130,9 +143,12 @@ def cmd_command(args) -> int:
 
     db = _db(args)
     model = db.model(args.model)
-    res = resolve(db, _selection(args, model))
+    sel = _selection(args, model)
+    res = resolve(db, sel)
     if args.format == "json":
-        print(json.dumps(_resolution_json(db, model, res, args.lang), ensure_ascii=False, indent=2))
+        out = _resolution_json(db, model, res, args.lang)
+        out["settings"] = _settings_json(db, model, sel, res, args.lang)
+        print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         print(render.command_text(db, model, res, args.lang))
         router = render.router_text(res)

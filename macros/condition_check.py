@@ -197,9 +197,13 @@ def _check_op(key: str, op: Op, domain: Domain, vocab: Vocabulary) -> Found:
 
 
 class _Unknown:
-    """The context of a dry run: ``ne_var`` compares with a value that is not known yet."""
+    """The context of a dry run: ``ne_var`` and ``gt_flag`` compare with a value that is not
+    known yet."""
 
     def value(self, key: str) -> Any:
+        return None
+
+    def flags(self) -> None:
         return None
 
 
@@ -219,7 +223,7 @@ def _can_hold(test: Test, domain: Domain) -> bool:
 def _number_candidates(test: Test, domain: Domain) -> list[Any]:
     """Numbers that reach every region the test's constants cut the domain into: the
     constants, their neighbours, a point between any two, and the bounds."""
-    consts = [c for op in test.ops if op.name != "ne_var"
+    consts = [c for op in test.ops if op.name not in ("ne_var", "gt_flag")
               for c in (op.want if isinstance(op.want, tuple) else (op.want,))]
     numbers = sorted({n for c in consts if (n := num(c)) is not None and math.isfinite(n)})
     out = [b for b in (domain.low, domain.high) if b is not None]

@@ -31,7 +31,9 @@ TESTS = {"flag": "flags", "cell_flag": "cell_flags", "env": "env"}  # written ke
 SOURCES = ("flags", "cell_flags", "env")
 LOGIC = ("any", "all", "not")
 NUMERIC_OPS = {"gt", "ge", "lt", "le"}
-OPS = {"eq", "ne", "ieq", "in", "not_in", "ne_var"} | NUMERIC_OPS
+# gt_flag: the value is a number greater than another flag's of the same command (its first
+# value); false when that flag is absent or not a number, unknown when the command is.
+OPS = {"eq", "ne", "ieq", "in", "not_in", "ne_var", "gt_flag"} | NUMERIC_OPS
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 Path = tuple
@@ -116,6 +118,12 @@ class Op:
         if n == "ne_var":
             other = ctx.value(self.want)
             return None if other is None else norm(actual) != norm(other)
+        if n == "gt_flag":
+            flags = ctx.flags()
+            if flags is None:
+                return None
+            a, w = num(actual), num(_first(flags[self.want])) if self.want in flags else None
+            return a is not None and w is not None and a > w
         a, w = num(actual), num(self.want)
         if a is None or w is None:
             return False
@@ -416,6 +424,10 @@ def _operand_problems(key: str, op: str, want: Any, path: Path) -> Found:
     if op == "ne_var":
         return [] if isinstance(want, str) else \
             [(path, f"'ne_var' takes the name of a context key (got {clip(repr(want))})")]
+    if op == "gt_flag":
+        return [] if isinstance(want, str) and want.startswith("--") else \
+            [(path, f"'gt_flag' takes the name of a flag, such as --tp-size (got "
+                    f"{clip(repr(want))})")]
     number = None if isinstance(want, bool) else num(want)
     if number is None or not math.isfinite(number):
         return [(path, f"'{op}' compares numbers; {clip(repr(want))} is not a number")]

@@ -216,8 +216,9 @@ class Site:
 
     # -- macros
     def command(self, model_id: str, *dims, router: bool = True, title: str | None = None,
-                **picks) -> str:
-        """The server command (and the router for PD servers) as fenced bash blocks."""
+                checks: bool = True, **picks) -> str:
+        """The server command (and the router for PD servers) as fenced bash blocks, then the
+        warnings its checks find, folded (``checks=False``: the caller prints them)."""
         res = self.resolve(model_id, *dims, **picks)
         model = self.db.model(model_id)
         directive = _directive(model_id, res)
@@ -228,6 +229,8 @@ class Site:
         if router and router_text:
             parts += ["", f"**{_md(self.t('ui.router'))}**", "",
                       _directive(model_id, res, program="router"), "", _fence(router_text)]
+        if checks:
+            parts += ["", *self._check_blocks(model, res, collapsed=True)]
         return "\n".join(parts)
 
     def run_modes(self, model_id: str, *dims, **picks) -> str:
@@ -312,13 +315,16 @@ class Site:
             title = _esc(c.flag) if c.flag else _esc(self.t("ui.caveats"))  # HTML attribute-like
             blocks.append(f'!!! {kind} "{title}"\n\n    {_prose(body)}\n')
         if diagnostics:
-            for d in res.diagnostics:
-                if d.severity.value == "warning" and not d.rule.startswith("catalog."):
-                    body = render.diagnostic_text(self.db, model, d, self.lang)
-                    marker = "???" if collapsed else "!!!"
-                    blocks.append(f'{marker} warning "{_esc(self.t("ui.diagnostics"))}"\n\n'
-                                  f'    {_prose(body)}\n')
+            blocks += self._check_blocks(model, res, collapsed)
         return blocks
+
+    def _check_blocks(self, model, res: Resolution, collapsed: bool) -> list[str]:
+        """The rule warnings of a command, one admonition each."""
+        marker = "???" if collapsed else "!!!"
+        return [f'{marker} warning "{_esc(self.t("ui.diagnostics"))}"\n\n'
+                f'    {_prose(render.diagnostic_text(self.db, model, d, self.lang))}\n'
+                for d in res.diagnostics
+                if d.severity.value == "warning" and not d.rule.startswith("catalog.")]
 
     def effective(self, model_id: str, *dims, **picks) -> str:
         res = self.resolve(model_id, *dims, **picks)
@@ -399,7 +405,8 @@ class Site:
                 out += [f"### {title} {self._badge(cell.status.value)} "
                         f"{{ #{cell_anchor(model, cell.match)} data-toc-label=\"{_esc(plain)}\" }}",
                         "",
-                        self.command(model_id, **cell.match, router=False, **picks), ""]
+                        self.command(model_id, **cell.match, router=False, checks=False,
+                                     **picks), ""]
                 links = []
                 text = render.router_text(res)
                 if text:

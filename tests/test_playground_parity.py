@@ -206,7 +206,7 @@ def _helper_cases() -> dict:
             for t in ("--x {a}", "{b // a}", "{b / 4}", "{a * (a + 1) - 2}", "{{KEEP}} {a}",
                       "{c * 2}", "{c}", "{none}", "{t}", "{b}", "{missing}", "{a / 0}", "{a +}")]
     ctx = {"values": {"hw": "b200", "role": "decode", "tp": "16", "hidden": "", "n": 2, "f": True},
-           "flags": {"--tp-size": ["16"], "--flag": [], "--algo": ["dspark"]},
+           "flags": {"--tp-size": ["16"], "--flag": [], "--algo": ["dspark"], "--ep-size": ["8"]},
            "cell_flags": {"--pp-size": ["2"]}, "env": {"SGLANG_X": "1"}}
     unknown = {"values": {}, "flags": None, "cell_flags": None, "env": None}
     conds = [{}, {"hw": "b200"}, {"hw": ["b300", "b200"]}, {"tp": {"gt": 8}}, {"tp": {"le": 8}},
@@ -220,7 +220,11 @@ def _helper_cases() -> dict:
              {"cell_flag": {"--pp-size": {"gt": 1}}},
              {"cell_has": ["--pp-size"]}, {"env_has": ["SGLANG_X"]}, {"env": {"SGLANG_X": "1"}},
              {"env_has_any": ["A", "B"]}, {"role": {"ne_var": "hw"}},
-             {"role": {"ne_var": "missing"}},
+             {"role": {"ne_var": "missing"}}, {"flag": {"--tp-size": {"gt_flag": "--algo"}}}, {"flag": {"--tp-size": {"gt_flag": "--ep-size"}}},
+             {"flag": {"--ep-size": {"gt_flag": "--tp-size"}}},
+             {"flag": {"--tp-size": {"gt_flag": "--nope"}}}, {"flag": {"--tp-size": {"gt_flag": "--flag"}}},
+             {"cell_flag": {"--pp-size": {"gt_flag": "--tp-size"}}},
+             {"flag": {"--tp-size": {"gt": 1, "gt_flag": "--tp-size"}}},
              {"tp": {"eq": 16}}, {"tp": {"in": [8, 16]}}, {"hw": {"gt": 1}}, {"role": None}]
     # the Playground walks the tree as the export ships it (Node.json); Python parses the mapping
     from macros.conditions import parse as parse_condition

@@ -116,6 +116,11 @@
       case 'ne_var':
         var other = ctx.value(want);
         return other === null || other === undefined ? null : a !== norm(other);
+      case 'gt_flag':
+        var flags = ctx.flags();
+        if (flags === null || flags === undefined) return null;
+        var mine = num(actual), theirs = has(flags, want) ? num(flags[want].length ? flags[want][0] : 'true') : null;
+        return mine !== null && theirs !== null && mine > theirs;
     }
     var x = num(actual), w = num(want);
     if (x === null || w === null) return false;
@@ -1276,7 +1281,51 @@
     return n >= lo && n <= hi ? n : null;
   }
 
-  var api = { compose: compose, commandText: commandText, routerText: routerText, text: text,
+  // --- effects.py: options that would change nothing ---
+
+  var NO_EFFECT = 'gate.no-effect';
+
+  function signatureOf(res) {  // effects.signature: what a reader can see change
+    return JSON.stringify([res.flags.map(flagText), res.env,
+      res.hints.map(function (h) { return [h.id, Object.keys(h.fields).sort().map(function (k) { return [k, h.fields[k]]; })]; }),
+      res.router ? res.router.map(function (g) { return g.map(flagText); }) : null,
+      res.calculations.map(function (c) { return [c.id, c.value, c.reason ? c.reason.id : null]; }),
+      res.diagnostics.map(function (d) { return [d.rule, d.severity]; })]);
+  }
+
+  /** The enabled, unpicked options of the visible settings ``wanted`` keeps, as [axis, option]. */
+  function probeQueue(res, wanted) {
+    var queue = [];
+    res.axes.forEach(function (a) {
+      if (!a.visible || !wanted(a.axis)) return;
+      a.options.forEach(function (o) { if (o.state === 'enabled' && o.id !== a.value) queue.push([a.axis, o.id]); });
+    });
+    return queue;
+  }
+
+  /** (axis, option) -> would picking it show the same result as ``res``? */
+  function idleProbe(data, res) {
+    var base = { avg_len: res.avg_len }, mine = signatureOf(res);
+    Object.keys(res.match).forEach(function (k) { base[k] = res.match[k]; });
+    Object.keys(res.picks).forEach(function (k) { if (res.picks[k] !== null) base[k] = res.picks[k]; });
+    return function (axis, option) {
+      var sel = {}, other;
+      Object.keys(base).forEach(function (k) { sel[k] = base[k]; });
+      sel[axis] = option;
+      try { other = compose(data, sel); } catch (e) { return false; }
+      return other.picks[axis] === option && signatureOf(other) === mine;
+    };
+  }
+
+  function idleOptions(data, res) {  // effects.idle_options, all at once (for Node)
+    var probe = idleProbe(data, res), out = {};
+    probeQueue(res, function () { return true; }).forEach(function (q) {
+      if (probe(q[0], q[1])) (out[q[0]] = out[q[0]] || []).push(q[1]);
+    });
+    return out;
+  }
+
+  var api = { compose: compose, idleOptions: idleOptions, commandText: commandText, routerText: routerText, text: text,
               dockerText: dockerText, curlText: curlText, pythonText: pythonText,
               diff: diff, fmt: fmt, calcEvaluate: calcEvaluate, calcField: calcField, evaluate: evaluate,
               fill: fill, quote: quote, parseFlagText: parseFlagText,
@@ -1424,6 +1473,7 @@
       names.forEach(function (k) { grid.appendChild(cards[k]); });
       this.more.appendChild(grid);
       controls.appendChild(this.more);
+      this.more.addEventListener('toggle', function () { if (self.more.open && self.res) self.probeIdle(self.res); });
     }
 
     var out = el('div', { className: 'rp-output', 'data-testid': 'output' });
@@ -1646,6 +1696,28 @@
     this.renderControls(res);
     this.renderOutput(res);
     if (writeHash || this.hash) this.writeHash(res);
+    this.probeIdle(res);
+  };
+
+  /** effects.idle_options, in the background after a render (a few probes per task, so the
+   *  click paints first): an enabled option of a visible setting whose pick shows the same
+   *  result is greyed with gate.no-effect. Settings folded under More settings are probed
+   *  when it opens. The root's data-probed counts finished rounds (for tests). */
+  Playground.prototype.probeIdle = function (res) {
+    var self = this, round = (this.round = (this.round || 0) + 1);
+    var open = !this.more || this.more.open, probe = idleProbe(this.data, res);
+    var queue = probeQueue(res, function (axis) { return open || !self.cardOf[axis]; });
+    function step() {
+      if (round !== self.round) return;  // a newer selection took over
+      var started = Date.now();
+      while (queue.length && Date.now() - started < 8) {
+        var q = queue.shift();
+        if (probe(q[0], q[1])) self.setOption(q[0], { id: q[1], state: 'disabled', reason: NO_EFFECT }, false);
+      }
+      if (queue.length) setTimeout(step, 0);
+      else self.root.setAttribute('data-probed', String(round));
+    }
+    setTimeout(step, 0);
   };
 
   Playground.prototype.setOption = function (key, state, chosen) {

@@ -1,0 +1,56 @@
+"""Which options of a selection would change nothing, so the reader is not offered a control
+that looks active and does nothing.
+
+Owns what "an effect" is: picking an option changes the command (its flags, env, hint lines
+or router), a calculator's value or a check's findings. An enabled option of a visible setting
+whose pick (as the Playground makes it: an impossible combination snaps) keeps all of those is
+*idle*; the Playground greys it with the reason ``gate.no-effect`` (playground.js mirrors
+``idle_options``), and ``recipes command --format json`` lists it so. Cell dimensions are not
+probed: another option always names another cell. Must not change what resolve decides.
+"""
+
+from __future__ import annotations
+
+from .database import Database
+from .resolve import resolve
+from .results import AxisState, OptionState, Resolution
+from .selection import Selection
+
+NO_EFFECT = "gate.no-effect"
+
+
+def signature(res: Resolution) -> tuple:
+    """What a reader can see change when they pick an option."""
+    return (tuple((f.name, tuple(f.values)) for f in res.flags), tuple(res.env),
+            tuple((h.id, tuple(sorted(h.fields.items()))) for h in res.hints),
+            tuple(tuple((f.name, tuple(f.values)) for f in group) for group in res.router or ()),
+            tuple((c.id, c.value, c.reason.id if c.reason else None) for c in res.calculations),
+            tuple((d.rule, d.severity.value) for d in res.diagnostics))
+
+
+def idle_options(db: Database, sel: Selection, res: Resolution) -> dict[str, list[str]]:
+    """Setting id -> its enabled options whose pick would show the reader the same result."""
+    model = db.model(sel.model)
+    flat = {**res.match, **{k: v for k, v in res.picks.items() if v is not None}}
+    if res.avg_len is not None:
+        flat["avg_len"] = res.avg_len
+    mine = signature(res)
+    out: dict[str, list[str]] = {}
+    for axis in res.axes:
+        if not axis.visible:
+            continue
+        for option in axis.options:
+            if option.state != "enabled" or option.id == axis.value:
+                continue
+            other = resolve(db, Selection.flat(model, {**flat, axis.axis: option.id}),
+                            strict=False)
+            if other.picks.get(axis.axis) == option.id and signature(other) == mine:
+                out.setdefault(axis.axis, []).append(option.id)
+    return out
+
+
+def with_idle(res: Resolution, idle: dict[str, list[str]]) -> list[AxisState]:
+    """The selection's settings with each idle option greyed for its reason."""
+    return [a.model_copy(update={"options": [
+        OptionState(id=o.id, state="disabled", reason=NO_EFFECT)
+        if o.id in idle.get(a.axis, ()) else o for o in a.options]}) for a in res.axes]

@@ -1,0 +1,19 @@
+// Which options the Playground greys as having no effect, for tests/test_no_effect.py:
+// for each selection, the options idleOptions finds (effects.idle_options in Python).
+//
+//   node tests/js/idle.mjs EXPORT.json SELECTIONS.json OUT.json
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const pg = require('../../overrides/assets/recipes/playground.js');
+const [exportPath, selPath, outPath] = process.argv.slice(2);
+const data = JSON.parse(readFileSync(exportPath, 'utf8'));
+const selections = JSON.parse(readFileSync(selPath, 'utf8'));
+const out = selections.map((sel) => {
+  const res = pg.compose(data, sel);
+  const idle = pg.idleOptions(data, res);
+  for (const axis of Object.keys(idle)) idle[axis].sort();
+  return idle;
+});
+writeFileSync(outPath, JSON.stringify(out));

@@ -1,0 +1,117 @@
+"""No control without an effect: every option the reader can pick changes what they see (the
+command, a calculated value or a check), or it is greyed with its reason, in Python
+(``recipes command --format json`` settings) and in the Playground alike."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from helpers.models import MODELS
+from macros import render
+from macros.effects import NO_EFFECT, idle_options, with_idle
+from macros.resolve import resolve
+from macros.selection import Selection
+from macros.selections import sample_playground
+from test_playground_parity import NODE, ROOT, _export
+
+SAMPLED = 60
+
+
+def _seen(db, model, res) -> tuple:
+    """What the reader sees, as printed: command and router text, calculated values, the
+    checks' findings."""
+    return (render.command_text(db, model, res, "en"), render.router_text(res),
+            [(c.id, c.value, c.reason.id if c.reason else None) for c in res.calculations],
+            [(d.rule, d.severity.value, render.diagnostic_text(db, model, d, "en"))
+             for d in res.diagnostics])
+
+
+def _selections(db, model_id) -> list[dict]:
+    """Every cell as the reader first sees it, and sampled Playground selections."""
+    model = db.model(model_id)
+    return [dict(c.match) for c in model.cells] + sample_playground(db, model_id, SAMPLED, seed=11)
+
+
+def _flat(res) -> dict:
+    out = {**res.match, **{k: v for k, v in res.picks.items() if v is not None}}
+    if res.avg_len is not None:
+        out["avg_len"] = res.avg_len
+    return out
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_every_option_left_enabled_changes_what_the_reader_sees(db, model_id):
+    """Every cell and sampled selections: each enabled option of a visible setting, picked,
+    changes the printed command, the router, a calculated value or a finding."""
+    model = db.model(model_id)
+    probed = 0
+    for flat in _selections(db, model_id):
+        sel = Selection.flat(model, flat)
+        res = resolve(db, sel, strict=False)
+        seen = _seen(db, model, res)
+        for axis in with_idle(res, idle_options(db, sel, res)):
+            if not axis.visible:
+                continue
+            for option in axis.options:
+                if option.state != "enabled" or option.id == axis.value:
+                    continue
+                other = resolve(db, Selection.flat(model, {**_flat(res), axis.axis: option.id}),
+                                strict=False)
+                probed += 1
+                assert _seen(db, model, other) != seen or \
+                    other.picks.get(axis.axis) != option.id, (flat, axis.axis, option.id)
+    assert probed > 100 * len(model.cells) // 10
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_greyed_option_picked_anyway_shows_the_same_result(db, model_id):
+    """The other half: what is greyed for having no effect really has none."""
+    model = db.model(model_id)
+    greyed = 0
+    for flat in _selections(db, model_id)[:80]:
+        sel = Selection.flat(model, flat)
+        res = resolve(db, sel, strict=False)
+        for axis_id, options in idle_options(db, sel, res).items():
+            for option in options:
+                other = resolve(db, Selection.flat(model, {**_flat(res), axis_id: option}),
+                                strict=False)
+                assert _seen(db, model, other) == _seen(db, model, res)
+                greyed += 1
+    assert greyed > 0
+
+
+def test_cluster_size_without_a_preset_is_greyed_with_its_reason(cli, db):
+    """On H200 the cluster size only counts with a large-scale preset: without one, every
+    other size is greyed and says why (the reader's report in issue #10)."""
+    r = cli("command", "kimi-k3", "--set", "hw=h200", "--set", "role=unified",
+            "--set", "strategy=balanced", "--format", "json")
+    assert r.code == 0, r.err
+    settings = {s["id"]: s for s in r.json()["settings"]}
+    cluster = {o["id"]: o for o in settings["cluster"]["options"]}
+    others = [o for k, o in cluster.items() if k != settings["cluster"]["value"]]
+    assert others and all(o["state"] == "disabled" for o in others)
+    assert {o["reason"] for o in others} == {db.t("en", NO_EFFECT)}
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_playground_greys_exactly_the_options_python_finds(db, model_id, tmp_path):
+    model = db.model(model_id)
+    selections = _selections(db, model_id)[::3]
+    want = []
+    for flat in selections:
+        sel = Selection.flat(model, flat)
+        res = resolve(db, sel, strict=False)
+        want.append({k: sorted(v) for k, v in idle_options(db, sel, res).items()})
+    (tmp_path / "sel.json").write_text(json.dumps(selections))
+    proc = subprocess.run([NODE, str(ROOT / "tests" / "js" / "idle.mjs"),
+                           str(_export(db, model_id, "en", tmp_path / "en.json")),
+                           str(tmp_path / "sel.json"), str(tmp_path / "out.json")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads((tmp_path / "out.json").read_text())
+    assert got == want
+    assert any(want)
