@@ -8,10 +8,13 @@ PORT   ?= 8000
 
 .PHONY: install test site serve bench catalog catalog-check validate clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/js/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]' --config-settings editable_mode=compat
+	@# axe-core for the accessibility tests, pinned by tests/js/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then npm ci --prefix tests/js --no-audit --no-fund --silent; \
+	else echo "npm not found: the accessibility tests will be skipped (apt-get install npm)"; fi
 	touch $(STAMP)
 
 install: $(STAMP)

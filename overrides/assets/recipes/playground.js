@@ -1431,7 +1431,8 @@
     var self = this, wrap = el('div', { className: 'rp-block rp-block--' + testid });
     var head = el('div', { className: 'rp-block__head' }, [el('span', { className: 'rp-block__title', text: this.t(titleId) })]);
     var copy = el('button', { type: 'button', className: 'rp-copy', text: this.t('ui.copy'), 'data-copy': testid });
-    var pre = el('pre', { className: 'rp-code' }), code = el('code', { 'data-testid': testid });
+    // focusable, so a keyboard can scroll a long line (as Material does for its code blocks)
+    var pre = el('pre', { className: 'rp-code' }), code = el('code', { 'data-testid': testid, tabindex: '0', 'aria-label': this.t(titleId) });
     pre.appendChild(code);
     copy.addEventListener('click', function () { copyText(code.textContent, copy, self.t('ui.copy'), self.t('ui.copied')); });
     head.appendChild(copy);
@@ -1504,7 +1505,7 @@
     out.appendChild(this.diffBox);
 
     var effBox = el('div', { className: 'rp-effective' }, [el('div', { className: 'rp-block__title', text: this.t('ui.effective') })]);
-    var table = el('table', { 'data-testid': 'effective' });
+    var table = el('table', { 'data-testid': 'effective', tabindex: '0', 'aria-label': this.t('ui.effective') });  // scrolls on a phone
     var headRow = el('tr');
     ['table.knob', 'table.value', 'table.source', 'table.why'].forEach(function (id) { headRow.appendChild(el('th', { text: self.t(id) })); });
     table.appendChild(el('thead', {}, [headRow]));
