@@ -215,7 +215,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
     if bounds_doc:
         out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
     shared_text = _load_text(out, catalog_dir, base)
-    values_doc, reader_values = _load_reader_values(out, catalog_dir, base, shared_text)
+    values_doc, reader_values = _load_reader_values(out, catalog_dir, base, shared_text) \
+        if not out.problems else (None, [])  # a broken text file: its ids would all be unknown
     releases = _load_releases(out, catalog_dir, base, catalog)
     bench = _load_bench_releases(catalog_dir / HISTORY, base, releases)
     # Every model is checked against the shared files; with one of them broken, that check
@@ -245,9 +246,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
             for token in re.findall(READER_TOKEN, text):
                 READER_PLACEHOLDERS.add(token)
                 if token not in declared:  # an error: read the file again for its lines
-                    name = f"text.{path[1]}.yaml" if path[0] == "text" else "model.yaml"
-                    doc = out.load(root / model.id / name, base)
-                    path = path[2:] if path[0] == "text" else path
+                    doc = out.load(root / model.id / "model.yaml", base)
                     where = values_doc.file if values_doc else "recipes/catalog/placeholders.yaml"
                     out.add(doc, path, f"the reader placeholder {token} is not declared in "
                             f"{where} (declared: {', '.join(sorted(declared)) or 'none'}): "
@@ -263,13 +262,11 @@ READER_TOKEN = r"<[a-z0-9][a-z0-9.-]*>"
 
 def reader_texts(model) -> list[tuple[tuple, str]]:
     """Where a model's commands get the words the reader fills in: its placeholder values and
-    its PD router's flags (a place in model.yaml), and its hint texts (``hint.*``), which the
-    commands print as comment lines (("text", lang, id))."""
+    its PD router's flags, each with its place in model.yaml. (Hint texts are prose: a word in
+    angle brackets there is filled in when declared, and never changes how a value is quoted.)"""
     out = [(("placeholders", k), v) for k, v in model.info.placeholders.items()]
     if model.info.pd:
         out += [(("pd", "router", "flags", i), f) for i, f in enumerate(model.info.pd.router.flags)]
-    out += [(("text", lang, key), v) for lang in LANGS for key, v in model.text[lang].items()
-            if key.startswith("hint.")]
     return out
 
 
