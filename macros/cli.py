@@ -319,7 +319,8 @@ def cmd_build(args) -> int:
     from .build import BuildFailed, Terminated, build_site
 
     try:
-        out = build_site(Path(args.out) if args.out else None, quiet=args.quiet)
+        out = build_site(Path(args.out) if args.out else None, quiet=args.quiet,
+                         engine=args.engine)
     except BuildFailed as exc:
         print(f"error: build failed, the previous site is untouched: {exc}", file=sys.stderr)
         return EXIT_FINDINGS
@@ -449,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("build", help="build both languages into site/ (swapped in on success)")
     s.add_argument("--out", help="output folder (default: site/)")
     s.add_argument("--quiet", action="store_true")
+    s.add_argument("--engine", choices=["mkdocs", "zensical"], default="mkdocs",
+                   help="the site engine (default: mkdocs, MkDocs + Material; zensical needs "
+                        "pip install -e '.[zensical]')")
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("catalog", help="regenerate the flag catalogs and their history from "

@@ -77,10 +77,15 @@ def project(tmp_path):
 @pytest.fixture
 def fake_mkdocs(monkeypatch):
     """Stand-in for mkdocs' build: writes one page ("new"), then runs ``state['then']`` if set
-    (to fail or be killed) — the build's own logic (checks, swap, cleanup) runs unchanged."""
+    (to fail or be killed) — the build's own logic (checks, swap, cleanup) runs unchanged; the
+    stage writes only its configs (the pages and post-build files are not the point here)."""
     import mkdocs.commands.build as mkdocs_build
 
+    from macros.stage import Stage
+
     state = {"then": None, "calls": 0}
+    monkeypatch.setattr(Stage, "stage", lambda self, language: self.write_config(language))
+    monkeypatch.setattr(Stage, "finish", lambda self, language, engine: None)
 
     def build(cfg):
         state["calls"] += 1
@@ -294,7 +299,7 @@ def test_a_failed_second_step_of_the_two_step_swap_puts_the_old_site_back(projec
     real = os.rename
 
     def rename(src, dst):
-        if Path(dst) == out and Path(src).parent.name == ".build" and "-old" not in str(src):
+        if Path(dst) == out and Path(src).parent.name == "stage":  # the new site, not the parked
             raise OSError(28, "No space left on device")
         real(src, dst)
     monkeypatch.setattr(os, "rename", rename)
