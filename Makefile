@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8000
 
-.PHONY: install test site serve bench catalog catalog-check validate clean
+.PHONY: install test site site-zensical serve bench catalog catalog-check validate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ validate: $(STAMP)
 
 site: $(STAMP)
 	$(VENV)/bin/recipes build
+
+# The same site built by Zensical instead of MkDocs + Material (same pages, same checks).
+site-zensical: $(STAMP)
+	$(VENV)/bin/recipes build --engine zensical
 
 serve: site
 	@echo "English: http://127.0.0.1:$(PORT)/   Korean: http://127.0.0.1:$(PORT)/ko/"

@@ -393,11 +393,23 @@ def _zensical(config: Path, quiet: bool, name: str) -> None:
         raise BuildFailed("the zensical engine is not installed: pip install -e '.[zensical]'")
     try:
         done = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict", "-f",
-                               str(config)], cwd=config.parent, capture_output=True, text=True)
+                               str(config)], cwd=config.parent, capture_output=True, text=True,
+                              env={**os.environ, "NO_COLOR": "1"})
     except OSError as exc:
         raise BuildFailed(f"{name}: cannot run zensical: {exc.strerror}") from None
     if not quiet:
         sys.stderr.write(done.stdout + done.stderr)
     if done.returncode != 0:
-        why = (done.stderr or done.stdout).strip().splitlines()[-12:]
-        raise BuildFailed(f"{name}: zensical exited with {done.returncode}: " + "\n".join(why))
+        raise BuildFailed(f"{name}: " + _zensical_problems(done.stdout + done.stderr))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ZENSICAL_WARNING = re.compile(r"Warning:\s*(?P<what>.+?)\s*\n\s*╭─\[\s*(?P<where>[^\]]+?)\s*\]")
+
+
+def _zensical_problems(output: str) -> str:
+    """Zensical's warnings as ``page:line:col: what`` (positions in the page as rendered), or
+    the end of its output when it failed otherwise."""
+    text = _ANSI.sub("", output)
+    found = [f"{m['where']}: {m['what']}" for m in _ZENSICAL_WARNING.finditer(text)]
+    return "\n".join(found) if found else "\n".join(text.strip().splitlines()[-12:])

@@ -297,13 +297,13 @@ class Stage:
             _root_404(site / "404.html", language.sub)
 
 
-_ROOTED = re.compile(r'(\b(?:href|src)=")/(?!/)(?![^"]*"\s+hreflang=)')
+_ROOTED = re.compile(r'(\b(?:href|src)=")/(?!/)(?![^"]*"[^>]*class="md-select__link")')
 
 
 def _root_404(page: Path, sub: str) -> None:
     """Zensical roots a 404 page's links at the server's root and has no hook to change that:
     for a language served from its own folder they would lead to the root language's pages.
-    The language selector's links (``hreflang``) already name each language's home."""
+    The language selector's links already name each language's home (overrides/partials)."""
     if page.is_file():
         text = page.read_text(encoding="utf-8")
         page.write_text(_ROOTED.sub(rf"\g<1>/{sub}/", text), encoding="utf-8")
