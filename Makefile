@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8000
 
-.PHONY: install test site site-zensical serve bench catalog catalog-check validate clean
+.PHONY: install test site site-zensical serve preview bench catalog catalog-check validate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ site-zensical: $(STAMP)
 serve: site
 	@echo "English: http://127.0.0.1:$(PORT)/   Korean: http://127.0.0.1:$(PORT)/ko/"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory site
+
+# One language with live reload while you edit it (PREVIEW_LANG=en for English).
+PREVIEW_LANG ?= ko
+preview: $(STAMP)
+	$(VENV)/bin/recipes serve --lang $(PREVIEW_LANG) --port $(PORT)
 
 bench: $(STAMP)
 	$(PY) bench/run.py

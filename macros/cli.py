@@ -331,6 +331,12 @@ def cmd_build(args) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args) -> int:
+    from .preview import serve
+
+    return serve(args.lang, host=args.host, port=args.port)
+
+
 def cmd_i18n_check(args) -> int:
     from .i18n import DOCS
     from .i18n_check import check
@@ -454,6 +460,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the site engine (default: mkdocs, MkDocs + Material; zensical needs "
                         "pip install -e '.[zensical]')")
     s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("serve", help="serve one language with live reload while you edit "
+                                     "(rebuilds what changed; never writes into docs/)")
+    s.add_argument("--lang", choices=["en", "ko"], default="ko")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("catalog", help="regenerate the flag catalogs and their history from "
                                        "the released wheels")
