@@ -281,7 +281,7 @@ def cmd_export(args) -> int:
 
     # Judged before the export is made, so a refused path costs nothing and touches nothing.
     out = None
-    if args.out:
+    if args.out and args.out != "-":  # "-" is standard output, as for `check --file -`
         out = export_target(Path(args.out), Path(args.root) if args.root else None)
     db = _db(args)
     data = export_model(db, args.model, args.lang)

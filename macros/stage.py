@@ -103,6 +103,7 @@ class Stage:
         self.site = self.dir / "site"  # inside the stage: Zensical builds only below its config
         base = None
         self.languages: list[Language] = []
+        every = []
         for name in CONFIGS:
             path = self.root / name
             try:
@@ -111,6 +112,7 @@ class Stage:
                 raise StageFailed(f"{name}: cannot be read: {exc}") from None
             lang = (config.get("extra") or {}).get("recipes_lang") or config["theme"]["language"]
             base = base or config
+            every.append(lang)
             sub = Path(config["site_dir"]).relative_to(base["site_dir"]).as_posix()
             sub = "" if sub == "." else sub
             if langs is not None and lang not in langs:
@@ -121,7 +123,7 @@ class Stage:
         unknown = set(langs or ()) - {lng.lang for lng in self.languages}
         if unknown:
             raise StageFailed(f"no site language {', '.join(sorted(unknown))} (languages: "
-                              f"{', '.join(lng.lang for lng in self.languages) or 'none'})")
+                              f"{', '.join(every)})")
         self.en_docs = (self.root / base["docs_dir"]).resolve()
 
     def _staged(self, config: dict, lang: str, sub: str) -> dict:

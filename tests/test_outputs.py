@@ -367,6 +367,13 @@ def test_export_refuses_to_overwrite_a_file_that_is_not_a_previous_export(cli, r
     assert out.read_bytes() == before
 
 
+def test_export_to_dash_writes_standard_output_and_no_file(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = cli("export", "kimi-k3", "--out", "-")
+    assert r.code == 0 and json.loads(r.out)["model"]["id"] == "kimi-k3"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_export_refuses_a_folder(cli, tmp_path):
     r = cli("export", "kimi-k3", "--out", str(tmp_path))
     assert (r.code, r.err) == (1, f"error: {tmp_path}: is a folder; give a file name, "
@@ -491,8 +498,9 @@ def test_no_command_changes_a_file_outside_its_declared_output(cli, sandbox, dat
     before = snapshot(sandbox)
     r = cli(*argv, stdin="sglang serve --tp-size 8\n")
     after = snapshot(sandbox)
-    if argv[2] == "export" and "--out" in argv and r.code == 0:
-        declared = Path(argv[argv.index("--out") + 1]).resolve().relative_to(sandbox.resolve())
+    out = argv[argv.index("--out") + 1] if "--out" in argv else "-"  # "-": standard output
+    if argv[2] == "export" and out != "-" and r.code == 0:
+        declared = Path(out).resolve().relative_to(sandbox.resolve())
         for files in (before, after):
             files.pop(str(declared), None)
     assert after == before, (argv, r.err)
