@@ -127,6 +127,12 @@ class Preview:
         return ", ".join(sorted(pages)) if pages else f"every page ({kind} changed)"
 
 
+def _error_page(site: Path, code: int) -> bytes | None:
+    """The site's own 404 page for a missing path, as ``mkdocs serve`` answers."""
+    page = site / f"{code}.html"
+    return page.read_bytes() if page.is_file() else None
+
+
 class _NotDirtyWarning(logging.Filter):
     """MkDocs warns at every dirty build that other pages' navigation may be stale: in the
     preview only a page's own text changes, so that warning says nothing."""
@@ -181,6 +187,7 @@ def serve(lang: str, root: Path = ROOT, host: str = "127.0.0.1", port: int = 800
 
         server = LiveReloadServer(builder=builder, host=host, port=port, root=str(preview.site),
                                   mount_path=preview.mount)
+        server.error_handler = lambda code: _error_page(preview.site, code)
         for path in preview.watched():
             server.watch(str(path))
         print(f"serving {lang} on {url} (live reload; Ctrl-C stops)", file=sys.stderr)
