@@ -49,7 +49,10 @@ class Preview:
 
     def __init__(self, lang: str, root: Path, work: Path):
         self.lang, self.root, self.work = lang, Path(root).resolve(), work
-        self.recipes = Path(os.environ.get("RECIPES_ROOT") or self.root / "recipes").resolve()
+        from .database import RECIPES
+
+        # the folder the database loads (macros.database.cached_database's rule)
+        self.recipes = Path(os.environ.get("RECIPES_ROOT") or RECIPES).resolve()
         self.code = Path(__file__).resolve().parent
         self.stage = Stage(self.root, work, langs=(lang,))
         self.language = self.stage.languages[0]

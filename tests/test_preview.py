@@ -26,12 +26,14 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def preview(tmp_path, monkeypatch):
     """A Preview of the Korean site over a project copy with its own recipes/."""
+    from macros.database import _cached
     from macros.preview import Preview
 
     root = project_copy(tmp_path)
     shutil.copytree(ROOT / "recipes", root / "recipes")
-    monkeypatch.delenv("RECIPES_ROOT", raising=False)
-    return Preview("ko", root, tmp_path / "work")
+    monkeypatch.setenv("RECIPES_ROOT", str(root / "recipes"))
+    yield Preview("ko", root, tmp_path / "work")
+    _cached.cache_clear()  # the copy's database, edited by the test
 
 
 def touch(path: Path, text: str = "\n") -> None:
@@ -69,6 +71,22 @@ def test_an_edit_to_the_database_reloads_it(preview):
 def test_an_edit_to_a_config_restages_everything(preview):
     touch(preview.root / "mkdocs.ko.yml", "# a comment\n")
     assert preview.changes() == ("config", set())
+
+
+def test_a_database_edit_reaches_every_page_at_the_next_rebuild(preview):
+    from helpers.models import MODELS
+
+    preview.build()
+    text = preview.root / "recipes/catalog/text.ko.yaml"
+    new = "플레이그라운드 준비 중이에요"
+    text.write_text(re.sub(r"(?m)^ui\.loading: .*$", f"ui.loading: {new}",
+                           text.read_text(encoding="utf-8")), encoding="utf-8")
+    later = time.time() + 2
+    os.utime(text, (later, later))
+    assert preview.rebuild() == "every page (database changed)"
+    for model_id in MODELS:
+        page = (preview.site / f"models/{model_id}/index.html").read_text(encoding="utf-8")
+        assert f'data-loading="{new}"' in page
 
 
 # -- in a browser ------------------------------------------------------------------------------
