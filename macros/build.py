@@ -3,9 +3,10 @@ deciding where the tools may write.
 
 Owns the build order, the choice of site engine (MkDocs + Material, the default, or Zensical:
 both read the same staged input, ``macros.stage``), the swap, and the rules for every output
-path a command is given (the build's folder, the export's file). Must not write anywhere but the output and its own scratch
-folders under ``<output's parent>/.build/`` (``site-<pid>-<ms>``, removed when the build ends),
-and must not touch anything before the output path has been accepted.
+path a command is given (the build's folder, the export's file). Must not write anywhere but the
+output and its own scratch folders under ``<output's parent>/.build/`` (``site-<pid>-<ms>``,
+removed when the build ends), and must not touch anything before the output path has been
+accepted.
 
 The output folder. The build marks each site it makes with a ``.recipes-site`` file, and
 replaces only: a missing folder (its parent must exist), an empty folder, a folder with the
@@ -18,16 +19,16 @@ folder containing one of those. Paths are compared resolved, so a symlink to a s
 refused like the source.
 
 The swap. Both languages are staged and built inside a scratch folder beside the output (one
-file system; the site is its ``stage/site``), then one ``renameat2(RENAME_EXCHANGE)`` swaps the two folders: at every instant the output is
-either the whole old site or the whole new one, and the old one ends up in the scratch folder,
-which is removed. A symlink flipped by one rename would do the same, but it turns ``site/``
-into a link, which a web server or ``cp -r`` may treat differently from the folder people
-expect. Where the exchange is unavailable (not Linux, old glibc, a file system without it) the
-output is parked under ``.build/`` and the new site renamed into place; a kill between those
-two renames leaves the parked site behind, and the next build of that output restores it before
-anything else. Every build also removes the scratch folders of builds whose process has died.
-While the build runs, SIGTERM raises ``Terminated`` so the scratch folder is removed like on
-any failure or Ctrl-C.
+file system; the site is its ``stage/site``), then one ``renameat2(RENAME_EXCHANGE)`` swaps the
+two folders: at every instant the output is either the whole old site or the whole new one, and
+the old one ends up in the scratch folder, which is removed. A symlink flipped by one rename
+would do the same, but it turns ``site/`` into a link, which a web server or ``cp -r`` may treat
+differently from the folder people expect. Where the exchange is unavailable (not Linux, old
+glibc, a file system without it) the output is parked under ``.build/`` and the new site renamed
+into place; a kill between those two renames leaves the parked site behind, and the next build
+of that output restores it before anything else. Every build also removes the scratch folders of
+builds whose process has died. While the build runs, SIGTERM raises ``Terminated`` so the
+scratch folder is removed like on any failure or Ctrl-C.
 
 The export file. ``recipes export --out FILE`` writes one file in an existing folder outside the
 project's sources and the recipes folder in use. An existing file is replaced only if it is a
@@ -404,7 +405,8 @@ def _zensical(config: Path, quiet: bool, name: str) -> None:
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_ZENSICAL_WARNING = re.compile(r"Warning:\s*(?P<what>.+?)\s*\n\s*╭─\[\s*(?P<where>[^\]]+?)\s*\]")
+_ZENSICAL_WARNING = re.compile(  # "Warning: what", then the box "╭─[ page.md:line:col ]"
+    r"Warning:\s*(?P<what>.+?)\s*\n\s*╭─\[\s*(?P<where>[^\]]+?)\s*\]")
 
 
 def _zensical_problems(output: str) -> str:

@@ -1,15 +1,15 @@
 """Live preview of one language while a translator edits: ``recipes serve --lang ko``.
 
 Owns the preview loop: the language is staged (``macros.stage``) into a temporary folder and
-built there by MkDocs, served by MkDocs' own live-reload server (the page in the browser
-reloads by itself after each rebuild). On a change it rebuilds only what changed: an edited
-page is staged again alone (a change to an English page also re-stages the translated page it
-is the source of: its notice or its stand-in), a change to the recipe database reloads the
-database and stages every page, a change to the configs or the theme overrides stages
-everything anew, and a change to the engine's code (``macros/``) restarts the whole process so
-the new code runs. A page or database error is printed (``file:line: what``) and the last good
-site stays served. The search of the preview lists only the pages built since its last full
-build (MkDocs' dirty build indexes those). Must not write anywhere but its temporary folder (never docs/ or recipes/),
+built there by MkDocs, served by MkDocs' own live-reload server (the page in the browser reloads
+by itself after each rebuild). On a change it rebuilds only what changed: an edited page is
+staged again alone (a change to an English page also re-stages the translated page it is the
+source of: its notice or its stand-in), a change to the recipe database reloads the database and
+stages every page, a change to the configs or the theme overrides stages everything anew, and a
+change to the engine's code (``macros/``) restarts the whole process so the new code runs. A
+page or database error is printed (``file:line: what``) and the last good site stays served. The
+search of the preview lists only the pages built since its last full build (MkDocs' dirty build
+indexes those). Must not write anywhere but its temporary folder (never docs/ or recipes/),
 which it removes on exit.
 """
 

@@ -3,9 +3,10 @@
 Owns the macros (``Site``), the Markdown each macro returns, and how a page's template is
 rendered (``PageTemplates``: a sandbox that exposes only the recipe macros, checks on the page's
 source first, errors as page:line); the build's stage (``macros.stage``) runs it on every page
-before either site engine sees the page, then adds the translation notices. Every command a page shows comes from ``resolve`` through ``render`` (a benchmark's serve
-command through ``served``, its reproduce commands from ``bench_serving``); a macro whose
-command has an error finding fails the build. Must not write into docs/ or recipes/.
+before either site engine sees the page, then adds the translation notices. Every command a
+page shows comes from ``resolve`` through ``render`` (a benchmark's serve command through
+``served``, its reproduce commands from ``bench_serving``); a macro whose command has an error
+finding fails the build. Must not write into docs/ or recipes/.
 """
 
 from __future__ import annotations
@@ -668,8 +669,6 @@ class PageTemplates:
 
         name = self.page_name(page)
         self.pending, self.source = [], None
-        if not page.file.abs_src_path:  # made by a hook, not by a person
-            return
         try:
             text = self.source = read_page(Path(page.file.abs_src_path), name)
             en_text = en_name = None
