@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8000
 
-.PHONY: install test site serve bench catalog catalog-check validate clean
+.PHONY: install test site site-zensical serve preview bench catalog catalog-check validate clean
 
 $(STAMP): pyproject.toml tests/js/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -28,9 +28,18 @@ validate: $(STAMP)
 site: $(STAMP)
 	$(VENV)/bin/recipes build
 
+# The same site built by Zensical instead of MkDocs + Material (same pages, same checks).
+site-zensical: $(STAMP)
+	$(VENV)/bin/recipes build --engine zensical
+
 serve: site
 	@echo "English: http://127.0.0.1:$(PORT)/   Korean: http://127.0.0.1:$(PORT)/ko/"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory site
+
+# One language with live reload while you edit it (PREVIEW_LANG=en for English).
+PREVIEW_LANG ?= ko
+preview: $(STAMP)
+	$(VENV)/bin/recipes serve --lang $(PREVIEW_LANG) --port $(PORT)
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -1,10 +1,12 @@
 """Building both language sites into site/ (English) and site/ko/ (Korean), atomically, and
 deciding where the tools may write.
 
-Owns the build order, the swap, and the rules for every output path a command is given (the
-build's folder, the export's file). Must not write anywhere but the output and its own scratch
-folders under ``<output's parent>/.build/`` (``site-<pid>-<ms>``, removed when the build ends),
-and must not touch anything before the output path has been accepted.
+Owns the build order, the choice of site engine (MkDocs + Material, the default, or Zensical:
+both read the same staged input, ``macros.stage``), the swap, and the rules for every output
+path a command is given (the build's folder, the export's file). Must not write anywhere but the
+output and its own scratch folders under ``<output's parent>/.build/`` (``site-<pid>-<ms>``,
+removed when the build ends), and must not touch anything before the output path has been
+accepted.
 
 The output folder. The build marks each site it makes with a ``.recipes-site`` file, and
 replaces only: a missing folder (its parent must exist), an empty folder, a folder with the
@@ -16,17 +18,17 @@ other non-empty folder, the project root, its sources (``docs/``, ``recipes/``, 
 folder containing one of those. Paths are compared resolved, so a symlink to a source is
 refused like the source.
 
-The swap. Both languages are built into a scratch folder beside the output (one file system),
-then one ``renameat2(RENAME_EXCHANGE)`` swaps the two folders: at every instant the output is
-either the whole old site or the whole new one, and the old one ends up in the scratch folder,
-which is removed. A symlink flipped by one rename would do the same, but it turns ``site/``
-into a link, which a web server or ``cp -r`` may treat differently from the folder people
-expect. Where the exchange is unavailable (not Linux, old glibc, a file system without it) the
-output is parked under ``.build/`` and the new site renamed into place; a kill between those
-two renames leaves the parked site behind, and the next build of that output restores it before
-anything else. Every build also removes the scratch folders of builds whose process has died.
-While the build runs, SIGTERM raises ``Terminated`` so the scratch folder is removed like on
-any failure or Ctrl-C.
+The swap. Both languages are staged and built inside a scratch folder beside the output (one
+file system; the site is its ``stage/site``), then one ``renameat2(RENAME_EXCHANGE)`` swaps the
+two folders: at every instant the output is either the whole old site or the whole new one, and
+the old one ends up in the scratch folder, which is removed. A symlink flipped by one rename
+would do the same, but it turns ``site/`` into a link, which a web server or ``cp -r`` may treat
+differently from the folder people expect. Where the exchange is unavailable (not Linux, old
+glibc, a file system without it) the output is parked under ``.build/`` and the new site renamed
+into place; a kill between those two renames leaves the parked site behind, and the next build
+of that output restores it before anything else. Every build also removes the scratch folders of
+builds whose process has died. While the build runs, SIGTERM raises ``Terminated`` so the
+scratch folder is removed like on any failure or Ctrl-C.
 
 The export file. ``recipes export --out FILE`` writes one file in an existing folder outside the
 project's sources and the recipes folder in use. An existing file is replaced only if it is a
@@ -81,13 +83,8 @@ class _Capture(logging.Handler):
         super().__init__(logging.WARNING)
         self.messages: list[str] = []
 
-    docs_dir = ""
-
     def emit(self, record: logging.LogRecord) -> None:
-        # page errors come from the page templates as "docs/<lang>/<page>:line: what" already
-        message = record.getMessage()
-        self.messages.append(message if message.startswith(self.docs_dir) and self.docs_dir
-                             else f"{record.levelname}: {message}")
+        self.messages.append(f"{record.levelname}: {record.getMessage()}")
 
     def summary(self, limit: int = 12) -> str:
         shown = self.messages[:limit]
@@ -241,14 +238,14 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
-def _swap(new: Path, out: Path) -> None:
-    """Put ``new`` at ``out``; afterwards ``new`` holds the previous site, if there was one."""
+def _swap(new: Path, out: Path, parked: Path) -> None:
+    """Put ``new`` at ``out``; afterwards ``new`` holds the previous site, if there was one.
+    ``parked`` is where the two-step fallback keeps the previous site meanwhile."""
     if not os.path.lexists(out):
         os.rename(new, out)
         return
     if _exchange(new, out):
         return
-    parked = new.with_name(f"{new.name}-old-{out.name}")
     os.rename(out, parked)
     try:
         os.rename(new, out)
@@ -293,8 +290,15 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
-def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) -> Path:
-    """Build English then Korean into a scratch folder and swap it in as ``out``."""
+ENGINES = ("mkdocs", "zensical")
+
+
+def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False,
+               engine: str = "mkdocs") -> Path:
+    """Stage both languages, build them with ``engine`` in a scratch folder and swap the site
+    in as ``out``."""
+    if engine not in ENGINES:
+        raise _problem(Path(engine), f"is not a site engine ({', '.join(ENGINES)})")
     root = Path(root).resolve()
     out = check_out_folder(out if out is not None else root / "site", root)
     # Next to the target so the swap stays on one file system.
@@ -312,11 +316,11 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
             raise BuildFailed(f"cannot make the scratch folder {scratch_root}: "
                               f"{exc.strerror}") from None
         _recover(scratch_root, out)
-        _build_both(root, scratch, quiet)
-        (scratch / MARKER).write_text("Made by `recipes build`; the next build replaces this "
-                                      "folder whole.\n", encoding="utf-8")
+        site = _build_both(root, scratch, quiet, engine)
+        (site / MARKER).write_text("Made by `recipes build`; the next build replaces this "
+                                   "folder whole.\n", encoding="utf-8")
         try:
-            _swap(scratch, out)
+            _swap(site, out, scratch_root / f"{scratch.name}-old-{out.name}")
         except OSError as exc:  # e.g. out on another file system: the old site stays
             raise BuildFailed(f"could not move the new site into {out}: {exc.strerror}") from None
     finally:
@@ -330,7 +334,33 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False) 
     return out
 
 
-def _build_both(root: Path, scratch: Path, quiet: bool) -> None:
+def _build_both(root: Path, scratch: Path, quiet: bool, engine: str) -> Path:
+    """Every language staged, built by ``engine`` and finished, in order (the root site first,
+    so no engine's cleaning of its output removes another language). Returns the site."""
+    from .stage import Stage, StageFailed
+
+    try:
+        stage = Stage(root, scratch)
+    except StageFailed as exc:
+        raise BuildFailed(str(exc)) from None
+    for language in stage.languages:
+        started = time.perf_counter()
+        target = stage.site_dir(language)
+        if not quiet:
+            print(f"building {language.config_name} with {engine} → {target}", file=sys.stderr)
+        try:
+            stage.stage(language)
+        except StageFailed as exc:  # each line names its page (and line)
+            raise BuildFailed(str(exc)) from None
+        run = _mkdocs if engine == "mkdocs" else _zensical
+        run(stage.config_path(language), quiet, language.config_name)
+        stage.finish(language, engine)
+        if not quiet:
+            print(f"  done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    return stage.site
+
+
+def _mkdocs(config: Path, quiet: bool, name: str) -> None:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -341,25 +371,47 @@ def _build_both(root: Path, scratch: Path, quiet: bool) -> None:
     propagate = log.propagate
     if quiet:  # keep strict mode's warning counter working: silence output, not records
         log.propagate = False
-    cwd = os.getcwd()
-    os.chdir(root)
     try:
-        for name, target in (("mkdocs.yml", scratch), ("mkdocs.ko.yml", scratch / "ko")):
-            started = time.perf_counter()
-            if not quiet:
-                print(f"building {name} → {target}", file=sys.stderr)
-            try:
-                cfg = load_config(str(root / name), site_dir=str(target), strict=True)
-                capture.docs_dir = os.path.relpath(cfg["docs_dir"], root)
-                build(cfg)
-            except Terminated:
-                raise
-            except (MkDocsException, SystemExit, Exception) as exc:
-                why = capture.summary() or f"{type(exc).__name__}: {exc}"
-                raise BuildFailed(f"{name}: {why}") from None
-            if not quiet:
-                print(f"  done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        cfg = load_config(str(config), strict=True)
+        build(cfg)
+    except Terminated:
+        raise
+    except (MkDocsException, SystemExit, Exception) as exc:
+        why = capture.summary() or f"{type(exc).__name__}: {exc}"
+        raise BuildFailed(f"{name}: {why}") from None
     finally:
-        os.chdir(cwd)
         log.removeHandler(capture)
         log.propagate = propagate
+
+
+def _zensical(config: Path, quiet: bool, name: str) -> None:
+    """Zensical's Rust runtime calls back into Python: run it in a child process, in the stage
+    folder (it builds only below its config and keeps its cache there)."""
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("zensical") is None:
+        raise BuildFailed("the zensical engine is not installed: pip install -e '.[zensical]'")
+    try:
+        done = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict", "-f",
+                               str(config)], cwd=config.parent, capture_output=True, text=True,
+                              env={**os.environ, "NO_COLOR": "1"})
+    except OSError as exc:
+        raise BuildFailed(f"{name}: cannot run zensical: {exc.strerror}") from None
+    if not quiet:
+        sys.stderr.write(done.stdout + done.stderr)
+    if done.returncode != 0:
+        raise BuildFailed(f"{name}: " + _zensical_problems(done.stdout + done.stderr))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ZENSICAL_WARNING = re.compile(  # "Warning: what", then the box "╭─[ page.md:line:col ]"
+    r"Warning:\s*(?P<what>.+?)\s*\n\s*╭─\[\s*(?P<where>[^\]]+?)\s*\]")
+
+
+def _zensical_problems(output: str) -> str:
+    """Zensical's warnings as ``page:line:col: what`` (positions in the page as rendered), or
+    the end of its output when it failed otherwise."""
+    text = _ANSI.sub("", output)
+    found = [f"{m['where']}: {m['what']}" for m in _ZENSICAL_WARNING.finditer(text)]
+    return "\n".join(found) if found else "\n".join(text.strip().splitlines()[-12:])

@@ -300,7 +300,7 @@ def cmd_export(args) -> int:
 
     # Judged before the export is made, so a refused path costs nothing and touches nothing.
     out = None
-    if args.out:
+    if args.out and args.out != "-":  # "-" is standard output, as for `check --file -`
         out = export_target(Path(args.out), Path(args.root) if args.root else None)
     db = _db(args)
     data = export_model(db, args.model, args.lang)
@@ -338,7 +338,8 @@ def cmd_build(args) -> int:
     from .build import BuildFailed, Terminated, build_site
 
     try:
-        out = build_site(Path(args.out) if args.out else None, quiet=args.quiet)
+        out = build_site(Path(args.out) if args.out else None, quiet=args.quiet,
+                         engine=args.engine)
     except BuildFailed as exc:
         print(f"error: build failed, the previous site is untouched: {exc}", file=sys.stderr)
         return EXIT_FINDINGS
@@ -347,6 +348,12 @@ def cmd_build(args) -> int:
         return exc.code
     print(f"built {out} (English) and {out / 'ko'} (Korean)", file=sys.stderr)
     return EXIT_OK
+
+
+def cmd_serve(args) -> int:
+    from .preview import serve
+
+    return serve(args.lang, host=args.host, port=args.port)
 
 
 def cmd_i18n_check(args) -> int:
@@ -472,7 +479,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("build", help="build both languages into site/ (swapped in on success)")
     s.add_argument("--out", help="output folder (default: site/)")
     s.add_argument("--quiet", action="store_true")
+    s.add_argument("--engine", choices=["mkdocs", "zensical"], default="mkdocs",
+                   help="the site engine (default: mkdocs, MkDocs + Material; zensical needs "
+                        "pip install -e '.[zensical]')")
     s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("serve", help="serve one language with live reload while you edit "
+                                     "(rebuilds what changed; never writes into docs/)")
+    s.add_argument("--lang", choices=["en", "ko"], default="ko")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("catalog", help="regenerate the flag catalogs and their history from "
                                        "the released wheels")

@@ -1,18 +1,17 @@
-"""The mkdocs-macros side: macros that render database content into a page's language.
+"""The page macros: what renders database content into a page's language.
 
-Owns ``define_env`` (the macros; the database is loaded once per process), the Markdown each
-macro returns, how a page's template is rendered (``PageTemplates``: a sandbox that exposes
-only the recipe macros, checks on the page's source first, errors as page:line) and when the
-translation notices are added (after rendering; their text comes from ``macros.i18n``).
-Every command a page shows comes from ``resolve`` through ``render`` (a benchmark's serve
-command through ``served``, its reproduce commands from ``bench_serving``, the docker, curl
-and client views of a selection from ``runmodes``); a macro whose
-command has an error finding fails the build. Must not write into docs/ or recipes/.
+Owns the macros (``Site``), the Markdown each macro returns, and how a page's template is
+rendered (``PageTemplates``: a sandbox that exposes only the recipe macros, checks on the page's
+source first, errors as page:line); the build's stage (``macros.stage``) runs it on every page
+before either site engine sees the page, then adds the translation notices. Every command a
+page shows comes from ``resolve`` through ``render`` (a benchmark's serve command through
+``served``, its reproduce commands from ``bench_serving``, the docker, curl and client views of
+a selection from ``runmodes``); a macro whose command has an error finding fails the build.
+Must not write into docs/ or recipes/.
 """
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import math
@@ -28,7 +27,7 @@ from mkdocs.exceptions import PluginError
 
 from . import bench_serving, render, runmodes, served
 from .calculator import fmt as calc_fmt, of_command
-from .database import Database, cached_database
+from .database import Database
 from .errors import Problem, RecipeError, choices_hint
 from .i18n import read_page
 from .resolve import resolve
@@ -796,7 +795,6 @@ class PageTemplates:
             table.clear()
         self.sandbox.globals.update(self.macros, **self.variables)
         self.pending: list[str] = []  # what the page's source breaks, found before it ran
-        self.rendered: str | None = None  # the last page this sandbox rendered
         self.source: str | None = None  # that page's source file, as read
 
     def page_name(self, page) -> str:
@@ -818,9 +816,7 @@ class PageTemplates:
         from .i18n_check import page_problems
 
         name = self.page_name(page)
-        self.pending, self.rendered, self.source = [], None, None
-        if not page.file.abs_src_path:  # made by a hook, not by a person
-            return
+        self.pending, self.source = [], None
         try:
             text = self.source = read_page(Path(page.file.abs_src_path), name)
             en_text = en_name = None
@@ -877,12 +873,11 @@ class PageTemplates:
         walk(ast)
         return out
 
-    def render(self, env, markdown: str, force_rendering: bool = False) -> str:
-        """Replaces mkdocs-macros' own rendering (same signature) for the page and its title."""
+    def render(self, env, markdown: str) -> str:
+        """The page ``env.page``'s Markdown with its macros rendered."""
         page = env.page
         name, offset = self.page_name(page), self._offset(page, markdown)
         problems, self.pending = self.pending, []
-        self.rendered = page.file.src_uri
 
         def at(line: int | None, what: str) -> str:
             return f"{name}:{line + offset}: {what}" if line else f"{name}: {what}"
@@ -907,39 +902,4 @@ class PageTemplates:
         return rendered
 
 
-def define_env(env) -> None:
-    """mkdocs-macros entry point: the recipe macros, rendered by our sandbox, not the
-    plugin's own Jinja environment (which would hand pages Python objects)."""
-    lang = env.conf["extra"].get("recipes_lang") or env.conf["theme"]["language"]
-    site = Site(cached_database(), lang)
-    root = Path(os.path.abspath(env.conf["config_file_path"])).parent
-    env.recipes_pages = PageTemplates(site, root, Path(os.path.abspath(env.conf["docs_dir"])))
-    # the plugin renders a page (and a title with template code) through this method
-    env.render = functools.partial(env.recipes_pages.render, env)
-
-
-def on_pre_page_macros(env) -> None:
-    """Check the page's source before its template runs."""
-    env.recipes_pages.check_source(env.page)
-
-
-def on_post_page_macros(env) -> None:
-    """Check what the rendered page would publish, then add the translation notice (never
-    stored in the translated file): after the template ran, so the notice's text can never run
-    as template code."""
-    from .i18n import notice, with_notice
-
-    pages: PageTemplates = env.recipes_pages
-    if pages.rendered != env.page.file.src_uri:  # fail closed if the plugin changed its ways
-        raise PluginError(f"{pages.page_name(env.page)}: mkdocs-macros rendered this page without "
-                          "the recipe sandbox; this mkdocs-macros version is not supported")
-    pages.check_rendered(env.page, env.markdown)
-    site = pages.site
-    if site.lang == "en":
-        return
-    note = notice(env.page.file.src_uri, env.page.url or "", pages.docs.parent, site.lang, site.t)
-    env.markdown = with_notice(env.markdown, note)
-
-
-__all__ = ["Site", "PageTemplates", "define_env", "on_pre_page_macros", "on_post_page_macros",
-           "cell_anchor", "MacroError"]
+__all__ = ["Site", "PageTemplates", "cell_anchor", "MacroError"]

@@ -77,10 +77,15 @@ def project(tmp_path):
 @pytest.fixture
 def fake_mkdocs(monkeypatch):
     """Stand-in for mkdocs' build: writes one page ("new"), then runs ``state['then']`` if set
-    (to fail or be killed) — the build's own logic (checks, swap, cleanup) runs unchanged."""
+    (to fail or be killed) — the build's own logic (checks, swap, cleanup) runs unchanged; the
+    stage writes only its configs (the pages and post-build files are not the point here)."""
     import mkdocs.commands.build as mkdocs_build
 
+    from macros.stage import Stage
+
     state = {"then": None, "calls": 0}
+    monkeypatch.setattr(Stage, "stage", lambda self, language: self.write_config(language))
+    monkeypatch.setattr(Stage, "finish", lambda self, language, engine: None)
 
     def build(cfg):
         state["calls"] += 1
@@ -294,7 +299,7 @@ def test_a_failed_second_step_of_the_two_step_swap_puts_the_old_site_back(projec
     real = os.rename
 
     def rename(src, dst):
-        if Path(dst) == out and Path(src).parent.name == ".build" and "-old" not in str(src):
+        if Path(dst) == out and Path(src).parent.name == "stage":  # the new site, not the parked
             raise OSError(28, "No space left on device")
         real(src, dst)
     monkeypatch.setattr(os, "rename", rename)
@@ -360,6 +365,13 @@ def test_export_refuses_to_overwrite_a_file_that_is_not_a_previous_export(cli, r
                                   f"object with catalog, cells, lang, model, rules, text, "
                                   f"version); refusing to overwrite it\n")
     assert out.read_bytes() == before
+
+
+def test_export_to_dash_writes_standard_output_and_no_file(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = cli("export", "kimi-k3", "--out", "-")
+    assert r.code == 0 and json.loads(r.out)["model"]["id"] == "kimi-k3"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_export_refuses_a_folder(cli, tmp_path):
@@ -486,8 +498,9 @@ def test_no_command_changes_a_file_outside_its_declared_output(cli, sandbox, dat
     before = snapshot(sandbox)
     r = cli(*argv, stdin="sglang serve --tp-size 8\n")
     after = snapshot(sandbox)
-    if argv[2] == "export" and "--out" in argv and r.code == 0:
-        declared = Path(argv[argv.index("--out") + 1]).resolve().relative_to(sandbox.resolve())
+    out = argv[argv.index("--out") + 1] if "--out" in argv else "-"  # "-": standard output
+    if argv[2] == "export" and out != "-" and r.code == 0:
+        declared = Path(out).resolve().relative_to(sandbox.resolve())
         for files in (before, after):
             files.pop(str(declared), None)
     assert after == before, (argv, r.err)

@@ -1,0 +1,88 @@
+"""What a reader gets from a built page, engine-independent: the article's headings, code
+blocks, badges, notices, Playground mounts and text, read with the standard library's parser."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+         "track", "wbr"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class _Article(HTMLParser):
+    """Collects the parts of ``<article class="md-content__inner …">``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, dict]] = []  # open elements inside the article
+        self.depth = 0  # >0 while inside the article
+        self.open: list[dict] = []  # parts being collected: {"kind", "text", ...}
+        self.parts: dict[str, list] = {"headings": [], "code": [], "badges": [], "notices": [],
+                                       "playgrounds": [], "text": []}
+        self.skip = 0  # inside a permalink or a script: not reader text
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {k: v or "" for k, v in attrs}
+        classes = set(attrs.get("class", "").split())
+        if not self.depth:
+            if tag == "article" and "md-content__inner" in classes:
+                self.depth = 1
+            return
+        if tag in _VOID:
+            return
+        self.depth += 1
+        opened = None
+        if tag in _HEADINGS:
+            opened = {"kind": "headings", "tag": tag, "id": attrs.get("id", "")}
+        elif tag == "pre":
+            opened = {"kind": "code"}
+        elif "recipe-badge" in classes:
+            opened = {"kind": "badges", "class": " ".join(sorted(classes))}
+        elif "admonition" in classes or (tag == "details" and classes):
+            opened = {"kind": "notices", "class": " ".join(sorted(classes - {"admonition"}))}
+        elif "recipe-playground" in classes:
+            self.parts["playgrounds"].append({k: v for k, v in attrs.items()
+                                              if k.startswith("data-")})
+        if (tag == "a" and "headerlink" in classes) or tag in ("script", "style", "button"):
+            self.skip += 1
+            opened = {"kind": None, "skip": True}
+        if opened is not None:
+            opened.update(text=[], depth=self.depth)
+            self.open.append(opened)
+
+    def handle_endtag(self, tag):
+        if not self.depth or tag in _VOID:
+            return
+        while self.open and self.open[-1]["depth"] == self.depth:
+            part = self.open.pop()
+            if part.pop("skip", False):
+                self.skip -= 1
+                continue
+            kind = part.pop("kind")
+            text = "".join(part.pop("text"))
+            part.pop("depth")
+            part["text"] = text.strip("\n") if kind == "code" else _squash(text)
+            self.parts[kind].append(part)
+        self.depth -= 1
+
+    def handle_data(self, data):
+        if not self.depth or self.skip:
+            return
+        self.parts["text"].append(data)
+        for part in self.open:
+            part["text"].append(data)
+
+
+def article(html: str) -> dict[str, list]:
+    """The reader-visible parts of a page's article."""
+    parser = _Article()
+    parser.feed(html)
+    parts = parser.parts
+    parts["text"] = [_squash("".join(parts["text"]))]
+    return parts
