@@ -741,3 +741,62 @@ def test_your_values_fill_every_command_and_stay_for_every_page(tab, cli, db):
     assert "--node-rank <rank>" in block
     assert other.evaluate("(id) => !!document.getElementById(id).nextElementSibling"
                           ".querySelector('pre code span')", anchor)  # highlighted again
+
+
+def _greyed(page) -> dict[str, set[str]]:
+    return page.evaluate("""() => {
+      const out = {};
+      for (const g of document.querySelectorAll('.recipe-playground [data-axis]')) {
+        if (g.hidden) continue;
+        const off = [...g.querySelectorAll('[data-option][aria-disabled="true"]')]
+          .filter(b => !b.parentNode.hidden).map(b => b.dataset.option);
+        if (off.length) out[g.dataset.axis] = off.sort();
+      }
+      return out;
+    }""")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_an_option_that_changes_nothing_is_greyed_as_the_cli_says(tab, cli, db, lang):
+    """H200 Unified Balanced with every card open: once the background probes finish, the
+    Playground greys exactly the options `recipes command --format json` lists as disabled,
+    the cluster sizes without a preset among them, each saying why; clicking one changes
+    nothing."""
+    selection = {"hw": "h200", "role": "unified", "strategy": "balanced"}
+    page = tab.open(lang, "#" + urlencode(selection))
+    page.click('[data-testid="more"] > summary')
+    page.wait_for_function("() => +document.querySelector('.recipe-playground')"
+                           ".getAttribute('data-probed') >= 2", timeout=30000)
+    settings = expected(cli, selection, lang)["settings"]
+    want = {s["id"]: sorted(o["id"] for o in s["options"] if o["state"] == "disabled")
+            for s in settings}
+    greyed = {k: v for k, v in _greyed(page).items() if k in want}  # settings, not cell keys
+    assert greyed == {k: v for k, v in want.items() if v}
+    assert "8" in want["cluster"]
+    button = page.locator('[data-axis="cluster"] [data-option="8"]')
+    assert button.get_attribute("title") == db.t(lang, "gate.no-effect")
+    before = text_of(page, "command")
+    button.click(force=True)
+    assert text_of(page, "command") == before
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_changes_list_names_the_cells_own_settings_apart(tab, cli, db, model_id):
+    """Every model, its first cell as it opens: no change against the cell, and a line naming
+    the Deploy settings the cell's own command is built with."""
+    model = db.model(model_id)
+    cell = dict(model.cells[0].match)
+    page = tab.open("en", "#" + urlencode(cell), model_id=model_id)
+    assert text_of(page, "diff") == db.t("en", "ui.diff.none")
+    got = expected(cli, cell, model_id=model_id)
+    deploy = [a for a in model.axes if not a.card]
+    shown = {s["id"]: s["value"] for s in got["settings"]}
+    parts = []
+    for axis in deploy:
+        if shown.get(axis.id) is None:
+            continue
+        option = next(o for o in axis.options if o.id == shown[axis.id])
+        parts.append(f"{db.t('en', axis.label, model)}: "
+                     f"{db.t('en', option.label, model, value=option.id)}")
+    assert text_of(page, "cell-defaults") == db.t("en", "ui.cell-defaults",
+                                                  settings=", ".join(parts))

@@ -1226,6 +1226,19 @@
   /** What the reader's settings change in the cell's command: against the command of the cell
    *  alone (its defaults, as the static page shows it), so choosing nothing lists nothing, and
    *  what the engine adds for every command of the cell (multi-node flags, ports) is no change. */
+  /** The Deploy settings the cell's own command is built with (what diff compares against),
+   *  as [{axis, option}]: the settings without a card that the cell shows. */
+  function cellDefaults(data, res) {
+    var plain = compose(data, res.match), out = [];
+    data.axes.forEach(function (axis) {
+      var state = plain.axes.filter(function (a) { return a.axis === axis.id; })[0];
+      if (axis.card || !state || !state.visible || state.value === null) return;
+      var option = axis.options.filter(function (o) { return o.id === state.value; })[0];
+      if (option) out.push({ axis: axis, option: option });
+    });
+    return out;
+  }
+
   function diff(data, res) {
     var plain = compose(data, res.match);
     var base = {}, now = {}, out = [];
@@ -1325,7 +1338,7 @@
     return out;
   }
 
-  var api = { compose: compose, idleOptions: idleOptions, commandText: commandText, routerText: routerText, text: text,
+  var api = { compose: compose, idleOptions: idleOptions, cellDefaults: cellDefaults, commandText: commandText, routerText: routerText, text: text,
               dockerText: dockerText, curlText: curlText, pythonText: pythonText,
               diff: diff, fmt: fmt, calcEvaluate: calcEvaluate, calcField: calcField, evaluate: evaluate,
               fill: fill, quote: quote, parseFlagText: parseFlagText,
@@ -1502,6 +1515,9 @@
     this.diffBox = el('div', { className: 'rp-diff' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diff') })]);
     this.diffList = el('ul', { 'data-testid': 'diff' });
     this.diffBox.appendChild(this.diffList);
+    // what the cell's own command carries before the reader changes anything
+    this.defaults = el('p', { className: 'rp-defaults', 'data-testid': 'cell-defaults' });
+    this.diffBox.appendChild(this.defaults);
     out.appendChild(this.diffBox);
 
     var effBox = el('div', { className: 'rp-effective' }, [el('div', { className: 'rp-block__title', text: this.t('ui.effective') })]);
@@ -1814,6 +1830,9 @@
       self.diffList.appendChild(li);
     });
     if (!changes.length) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
+    this.defaults.textContent = this.t('ui.cell-defaults', { settings: cellDefaults(data, res).map(function (d) {
+      return self.t(d.axis.label) + ': ' + self.t(d.option.label, { value: d.option.id });
+    }).join(', ') });
 
     clear(this.effBody);
     this.effBox.hidden = !res.effective.length;  // a model that declares no knobs shows no table
