@@ -1,0 +1,140 @@
+"""What a reader waits for, in Debian Chromium (called by bench/run.py; issue #10's measures).
+
+Builds both languages into a temporary folder, serves it on a loopback port and measures:
+
+- transfer: every model page (both languages) with everything it loads, each response
+  gzip-compressed as a web server would send it (level 6), in KB;
+- click: Playground click -> next painted frame, median and p95, at normal speed and with the
+  CPU throttled 4x (DevTools Emulation.setCPUThrottlingRate);
+- tasks: from page load to the command on the clipboard, clicking as a reader would
+  (Playwright's real input events), for three tasks; clicks counted, the copy included.
+
+Prints one JSON object on stdout, or {"skipped": …} without Chromium. Never downloads a browser.
+Usage: .venv/bin/python bench/reader.py
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # see click.py
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from helpers.browser import CHROMIUM, chromium, serve  # noqa: E402
+
+
+def _click_module():
+    """bench/click.py's click sequence and timing script, loaded under another name (as
+    ``click`` it would shadow the package MkDocs imports)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_click", HERE / "click.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_CLICK = _click_module()
+MEASURE, SEQUENCE, START, percentile = _CLICK.MEASURE, _CLICK.SEQUENCE, _CLICK.START, \
+    _CLICK.percentile
+
+# (name, page, [(axis, option) clicked in order]); every task ends with the Copy click.
+TASKS = [
+    ("8×H200 (DeepSeek-V4 Flash, one node)", "/models/deepseek-v4/", [("hw", "h200")]),
+    ("GB200 decode side (Kimi-K3)", "/models/kimi-k3/", [("hw", "gb200"), ("role", "decode")]),
+    ("B300 Balanced + DSPARK (Kimi-K3)", "/models/kimi-k3/",
+     [("strategy", "balanced"), ("spec", "dspark")]),
+]
+
+
+def transfer(browser, base: str, pages: list[str]) -> dict[str, float]:
+    out = {}
+    for path in pages:
+        context = browser.new_context()
+        page = context.new_page()
+        bodies: list[bytes] = []
+        page.on("response", lambda r: bodies.append(r.body()) if r.ok and
+                r.url.startswith(base) else None)
+        page.goto(base + path, wait_until="networkidle")
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        out[path] = round(sum(len(gzip.compress(b, 6)) for b in bodies) / 1024, 1)
+        context.close()
+    return out
+
+
+def clicks(browser, base: str, throttle: float, rounds: int = 2) -> dict:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    page.goto(base + "/models/kimi-k3/" + START)
+    page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    frames = []
+    for _ in range(rounds):
+        for axis, option in SEQUENCE:
+            result = page.evaluate(MEASURE, [axis, option])
+            if not result.get("skipped") and result.get("command") is not None:
+                frames.append(result["frame"])
+    context.close()
+    return {"median_ms": round(statistics.median(frames), 1),
+            "p95_ms": round(percentile(frames, 95), 1), "clicks": len(frames)}
+
+
+def tasks(browser, base: str) -> list[dict]:
+    out = []
+    for name, path, steps in TASKS:
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+        page = context.new_page()
+        started = time.perf_counter()
+        page.goto(base + path)
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        for axis, option in steps:
+            page.click(f'.rp-card--deploy [data-axis="{axis}"] [data-option="{option}"]')
+        page.click('.rp-block--command [data-copy="command"]')
+        page.wait_for_function("() => navigator.clipboard.readText().then(t => t.length > 0)")
+        elapsed = time.perf_counter() - started
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        shown = page.locator('[data-testid="command"]').text_content()
+        out.append({"task": name, "clicks": len(steps) + 1, "seconds": round(elapsed, 2),
+                    "copied_is_shown": copied == shown})
+        context.close()
+    return out
+
+
+def main() -> int:
+    if not CHROMIUM.exists():
+        print(json.dumps({"skipped": "chromium not installed"}))
+        return 0
+    from macros.build import build_site
+    from macros.database import load_database
+
+    models = list(load_database().models)
+    pages = [p for m in models for p in (f"/models/{m}/", f"/ko/models/{m}/")]
+    (ROOT / ".build").mkdir(exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-reader-", dir=ROOT / ".build"))
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            site = build_site(out=tmp / "site", quiet=True)
+        with serve(site) as base, chromium() as browser:
+            result = {"transfer_kb": transfer(browser, base, pages),
+                      "click_normal": clicks(browser, base, 1),
+                      "click_throttled_4x": clicks(browser, base, 4),
+                      "tasks": tasks(browser, base)}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
