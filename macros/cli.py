@@ -113,15 +113,15 @@ def _resolution_json(db, model, res, lang: str) -> dict:
 
 def _settings_json(db, model, sel, res, lang: str) -> list[dict]:
     """The visible settings with the state of each option as the Playground shows it: an
-    option that would change nothing is greyed (macros/effects.py)."""
+    option that would change nothing or give a refused command is greyed (macros/effects.py)."""
     from . import render
-    from .effects import idle_options, with_idle
+    from .effects import probe_options, with_probed
 
     return [{"id": a.axis, "value": a.value, "options": [
         {"id": o.id, "state": o.state,
          "reason": render.text(db, model, o.reason, lang) if o.reason else None}
         for o in a.options if o.state != "hidden"]}
-        for a in with_idle(res, idle_options(db, sel, res)) if a.visible]
+        for a in with_probed(res, probe_options(db, sel, res)) if a.visible]
 
 
 def _selection(args, model):

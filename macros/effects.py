@@ -1,12 +1,14 @@
-"""Which options of a selection would change nothing, so the reader is not offered a control
-that looks active and does nothing.
+"""Which options of a selection would change nothing, or give a command SGLang refuses, so the
+reader is not offered a control that looks active and does nothing or breaks the command.
 
 Owns what "an effect" is: picking an option changes the command (its flags, env, hint lines
 or router), a calculator's value or a check's findings. An enabled option of a visible setting
 whose pick (as the Playground makes it: an impossible combination snaps) keeps all of those is
-*idle*; the Playground greys it with the reason ``gate.no-effect`` (playground.js mirrors
-``idle_options``), and ``recipes command --format json`` lists it so. Cell dimensions are not
-probed: another option always names another cell. Must not change what resolve decides.
+*idle* (``gate.no-effect``); one whose command has an error finding the current one has not is
+*refused* (``gate.refused``). The Playground greys both with their reason (playground.js
+mirrors ``probe_options``), and ``recipes command --format json`` lists them so. Cell
+dimensions are not probed: another option always names another cell. Must not change what
+resolve decides.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .results import AxisState, OptionState, Resolution
 from .selection import Selection
 
 NO_EFFECT = "gate.no-effect"
+REFUSED = "gate.refused"
 
 
 def signature(res: Resolution) -> tuple:
@@ -28,14 +31,19 @@ def signature(res: Resolution) -> tuple:
             tuple((d.rule, d.severity.value) for d in res.diagnostics))
 
 
-def idle_options(db: Database, sel: Selection, res: Resolution) -> dict[str, list[str]]:
-    """Setting id -> its enabled options whose pick would show the reader the same result."""
+def _errors(res: Resolution) -> set[str]:
+    return {d.rule for d in res.diagnostics if d.severity.value == "error"}
+
+
+def probe_options(db: Database, sel: Selection, res: Resolution) -> dict[str, dict[str, str]]:
+    """Setting id -> {option: reason} for its enabled options that would show the reader the
+    same result (NO_EFFECT) or add an error finding (REFUSED)."""
     model = db.model(sel.model)
     flat = {**res.match, **{k: v for k, v in res.picks.items() if v is not None}}
     if res.avg_len is not None:
         flat["avg_len"] = res.avg_len
-    mine = signature(res)
-    out: dict[str, list[str]] = {}
+    mine, errors = signature(res), _errors(res)
+    out: dict[str, dict[str, str]] = {}
     for axis in res.axes:
         if not axis.visible:
             continue
@@ -44,13 +52,17 @@ def idle_options(db: Database, sel: Selection, res: Resolution) -> dict[str, lis
                 continue
             other = resolve(db, Selection.flat(model, {**flat, axis.axis: option.id}),
                             strict=False)
-            if other.picks.get(axis.axis) == option.id and signature(other) == mine:
-                out.setdefault(axis.axis, []).append(option.id)
+            if other.picks.get(axis.axis) != option.id:
+                continue
+            if signature(other) == mine:
+                out.setdefault(axis.axis, {})[option.id] = NO_EFFECT
+            elif _errors(other) - errors:
+                out.setdefault(axis.axis, {})[option.id] = REFUSED
     return out
 
 
-def with_idle(res: Resolution, idle: dict[str, list[str]]) -> list[AxisState]:
-    """The selection's settings with each idle option greyed for its reason."""
+def with_probed(res: Resolution, probed: dict[str, dict[str, str]]) -> list[AxisState]:
+    """The selection's settings with each probed option greyed for its reason."""
     return [a.model_copy(update={"options": [
-        OptionState(id=o.id, state="disabled", reason=NO_EFFECT)
-        if o.id in idle.get(a.axis, ()) else o for o in a.options]}) for a in res.axes]
+        OptionState(id=o.id, state="disabled", reason=probed[a.axis][o.id])
+        if o.id in probed.get(a.axis, {}) else o for o in a.options]}) for a in res.axes]

@@ -13,7 +13,7 @@ import random
 from typing import Iterator
 
 from .database import Database
-from .resolve import axis_states
+from .resolve import axis_states, resolve
 from .selection import Selection
 
 
@@ -46,11 +46,15 @@ def _expand(db, model_id, match, picks, axes) -> Iterator[dict]:
 
 def sample_playground(db: Database, model_id: str, count: int, seed: int = 7) -> list[dict]:
     """``count`` random selections over every axis, each pick drawn from the options the
-    rules leave enabled at that point (so every sample is reachable by clicking)."""
+    rules leave enabled at that point (so every sample is reachable by clicking). A draw whose
+    command SGLang would refuse is drawn again: the Playground greys the option that leads
+    there (macros/effects.py), so a reader cannot click it together."""
     rng = random.Random(seed)
     model = db.model(model_id)
-    out = []
-    for _ in range(count):
+    out: list[dict] = []
+    for _ in range(count * 50):
+        if len(out) == count:
+            break
         match = dict(rng.choice(model.cells).match)
         picks: dict[str, str] = {}
         for axis in model.axes:
@@ -58,5 +62,10 @@ def sample_playground(db: Database, model_id: str, count: int, seed: int = 7) ->
             options = _enabled(states, axis.id)
             if options:
                 picks[axis.id] = rng.choice(options)
-        out.append({**match, **picks})
+        res = resolve(db, Selection(model_id, match, picks), strict=False)
+        if not any(d.severity.value == "error" for d in res.diagnostics):
+            out.append({**match, **picks})
+    if len(out) < count:
+        raise RuntimeError(f"{model_id}: {len(out)} of {count} sampled selections give a command "
+                           "SGLang accepts: the rules refuse nearly every pick")
     return out

@@ -87,9 +87,12 @@ def test_an_added_and_a_removed_paragraph_are_named_with_the_english_lines_aroun
     edit(en, "- Keep numbers as the source writes them (6,144, 1 GiB, −8.9%).\n", "")
     line = edit(en, "## Before you hand in { #checklist }\n",
                 "## Before you hand in { #checklist }\n\nAsk a reviewer.\n")
+    lines = en.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, t in enumerate(lines, 1) if t.startswith("- Write in 해요체"))
+    last = next(i for i in range(first, len(lines) + 1) if not lines[i].startswith("- "))
     assert todo(docs)[1:] == [
-        f"docs/en/{PAGE}:{line - 4}: todo: changed since the translation (lines "
-        f"{line - 4}–{line - 2}): '- Write in 해요체, in short sentences, with one idea per "
+        f"docs/en/{PAGE}:{first}: todo: changed since the translation (lines "
+        f"{first}–{last}): '- Write in 해요체, in short sentences, with one idea per "
         "sentence. - Never translate flags, environment…'",
         f"docs/en/{PAGE}:{line + 2}: todo: added since the translation (line {line + 2}): "
         "'Ask a reviewer.'"]

@@ -1,6 +1,7 @@
 """No control without an effect: every option the reader can pick changes what they see (the
-command, a calculated value or a check), or it is greyed with its reason, in Python
-(``recipes command --format json`` settings) and in the Playground alike."""
+command, a calculated value or a check) without making the command one SGLang refuses, or it is
+greyed with its reason, in Python (``recipes command --format json`` settings) and in the
+Playground alike."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from helpers.models import MODELS
 from macros import render
-from macros.effects import NO_EFFECT, idle_options, with_idle
+from macros.effects import NO_EFFECT, REFUSED, probe_options, with_probed
 from macros.resolve import resolve
 from macros.selection import Selection
 from macros.selections import sample_playground
@@ -52,7 +53,8 @@ def test_every_option_left_enabled_changes_what_the_reader_sees(db, model_id):
         sel = Selection.flat(model, flat)
         res = resolve(db, sel, strict=False)
         seen = _seen(db, model, res)
-        for axis in with_idle(res, idle_options(db, sel, res)):
+        errors = {d.rule for d in res.diagnostics if d.severity.value == "error"}
+        for axis in with_probed(res, probe_options(db, sel, res)):
             if not axis.visible:
                 continue
             for option in axis.options:
@@ -61,24 +63,32 @@ def test_every_option_left_enabled_changes_what_the_reader_sees(db, model_id):
                 other = resolve(db, Selection.flat(model, {**_flat(res), axis.axis: option.id}),
                                 strict=False)
                 probed += 1
-                assert _seen(db, model, other) != seen or \
-                    other.picks.get(axis.axis) != option.id, (flat, axis.axis, option.id)
+                if other.picks.get(axis.axis) != option.id:
+                    continue  # it snapped: the reader sees another option picked
+                assert _seen(db, model, other) != seen, (flat, axis.axis, option.id)
+                assert {d.rule for d in other.diagnostics if d.severity.value == "error"} \
+                    <= errors, (flat, axis.axis, option.id)
     assert probed > 100 * len(model.cells) // 10
 
 
 @pytest.mark.parametrize("model_id", MODELS)
-def test_a_greyed_option_picked_anyway_shows_the_same_result(db, model_id):
-    """The other half: what is greyed for having no effect really has none."""
+def test_a_greyed_option_picked_anyway_shows_the_same_result_or_a_refused_command(db, model_id):
+    """The other half: what is greyed for having no effect really has none, and what is greyed
+    as refused really gets an error finding."""
     model = db.model(model_id)
     greyed = 0
     for flat in _selections(db, model_id)[:80]:
         sel = Selection.flat(model, flat)
         res = resolve(db, sel, strict=False)
-        for axis_id, options in idle_options(db, sel, res).items():
-            for option in options:
+        for axis_id, options in probe_options(db, sel, res).items():
+            for option, reason in options.items():
                 other = resolve(db, Selection.flat(model, {**_flat(res), axis_id: option}),
                                 strict=False)
-                assert _seen(db, model, other) == _seen(db, model, res)
+                if reason == NO_EFFECT:
+                    assert _seen(db, model, other) == _seen(db, model, res)
+                else:
+                    assert reason == REFUSED
+                    assert any(d.severity.value == "error" for d in other.diagnostics)
                 greyed += 1
     assert greyed > 0
 
@@ -105,7 +115,7 @@ def test_the_playground_greys_exactly_the_options_python_finds(db, model_id, tmp
     for flat in selections:
         sel = Selection.flat(model, flat)
         res = resolve(db, sel, strict=False)
-        want.append({k: sorted(v) for k, v in idle_options(db, sel, res).items()})
+        want.append(probe_options(db, sel, res))
     (tmp_path / "sel.json").write_text(json.dumps(selections))
     proc = subprocess.run([NODE, str(ROOT / "tests" / "js" / "idle.mjs"),
                            str(_export(db, model_id, "en", tmp_path / "en.json")),
@@ -115,3 +125,12 @@ def test_the_playground_greys_exactly_the_options_python_finds(db, model_id, tmp
     got = json.loads((tmp_path / "out.json").read_text())
     assert got == want
     assert any(want)
+
+
+def test_an_ep_wider_than_tp_is_greyed_as_refused(cli, db):
+    """H200 Unified Balanced is TP16/EP16: TP 8 with EP left as the cell's would give a command
+    SGLang refuses, so TP 8 is greyed and says why."""
+    r = cli("command", "kimi-k3", "--set", "hw=h200", "--set", "role=unified",
+            "--set", "strategy=balanced", "--format", "json")
+    tp = {o["id"]: o for s in r.json()["settings"] if s["id"] == "tp" for o in s["options"]}
+    assert tp["8"]["state"] == "disabled" and tp["8"]["reason"] == db.t("en", REFUSED)

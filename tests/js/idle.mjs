@@ -1,5 +1,5 @@
 // Which options the Playground greys as having no effect, for tests/test_no_effect.py:
-// for each selection, the options idleOptions finds (effects.idle_options in Python).
+// for each selection, the options probeOptions greys with their reason (effects.probe_options).
 //
 //   node tests/js/idle.mjs EXPORT.json SELECTIONS.json OUT.json
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,8 +12,6 @@ const data = JSON.parse(readFileSync(exportPath, 'utf8'));
 const selections = JSON.parse(readFileSync(selPath, 'utf8'));
 const out = selections.map((sel) => {
   const res = pg.compose(data, sel);
-  const idle = pg.idleOptions(data, res);
-  for (const axis of Object.keys(idle)) idle[axis].sort();
-  return idle;
+  return pg.probeOptions(data, res);
 });
 writeFileSync(outPath, JSON.stringify(out));

@@ -1296,7 +1296,7 @@
 
   // --- effects.py: options that would change nothing ---
 
-  var NO_EFFECT = 'gate.no-effect';
+  var NO_EFFECT = 'gate.no-effect', REFUSED = 'gate.refused';
 
   function signatureOf(res) {  // effects.signature: what a reader can see change
     return JSON.stringify([res.flags.map(flagText), res.env,
@@ -1316,29 +1316,40 @@
     return queue;
   }
 
-  /** (axis, option) -> would picking it show the same result as ``res``? */
-  function idleProbe(data, res) {
-    var base = { avg_len: res.avg_len }, mine = signatureOf(res);
+  function errorRules(res) {
+    var out = {};
+    res.diagnostics.forEach(function (d) { if (d.severity === 'error') out[d.rule] = true; });
+    return out;
+  }
+
+  /** (axis, option) -> null, NO_EFFECT (picking it shows the same result as ``res``) or
+   *  REFUSED (its command has an error finding ``res`` has not): effects.probe_options. */
+  function optionProbe(data, res) {
+    var base = { avg_len: res.avg_len }, mine = signatureOf(res), errors = errorRules(res);
     Object.keys(res.match).forEach(function (k) { base[k] = res.match[k]; });
     Object.keys(res.picks).forEach(function (k) { if (res.picks[k] !== null) base[k] = res.picks[k]; });
     return function (axis, option) {
       var sel = {}, other;
       Object.keys(base).forEach(function (k) { sel[k] = base[k]; });
       sel[axis] = option;
-      try { other = compose(data, sel); } catch (e) { return false; }
-      return other.picks[axis] === option && signatureOf(other) === mine;
+      try { other = compose(data, sel); } catch (e) { return null; }
+      if (other.picks[axis] !== option) return null;
+      if (signatureOf(other) === mine) return NO_EFFECT;
+      var now = errorRules(other);
+      return Object.keys(now).some(function (r) { return !errors[r]; }) ? REFUSED : null;
     };
   }
 
-  function idleOptions(data, res) {  // effects.idle_options, all at once (for Node)
-    var probe = idleProbe(data, res), out = {};
+  function probeOptions(data, res) {  // effects.probe_options, all at once (for Node)
+    var probe = optionProbe(data, res), out = {};
     probeQueue(res, function () { return true; }).forEach(function (q) {
-      if (probe(q[0], q[1])) (out[q[0]] = out[q[0]] || []).push(q[1]);
+      var reason = probe(q[0], q[1]);
+      if (reason) (out[q[0]] = out[q[0]] || {})[q[1]] = reason;
     });
     return out;
   }
 
-  var api = { compose: compose, idleOptions: idleOptions, cellDefaults: cellDefaults, commandText: commandText, routerText: routerText, text: text,
+  var api = { compose: compose, probeOptions: probeOptions, cellDefaults: cellDefaults, commandText: commandText, routerText: routerText, text: text,
               dockerText: dockerText, curlText: curlText, pythonText: pythonText,
               diff: diff, fmt: fmt, calcEvaluate: calcEvaluate, calcField: calcField, evaluate: evaluate,
               fill: fill, quote: quote, parseFlagText: parseFlagText,
@@ -1716,20 +1727,20 @@
     this.probeIdle(res);
   };
 
-  /** effects.idle_options, in the background after a render (a few probes per task, so the
+  /** effects.probe_options, in the background after a render (a few probes per task, so the
    *  click paints first): an enabled option of a visible setting whose pick shows the same
-   *  result is greyed with gate.no-effect. Settings folded under More settings are probed
+   *  result (gate.no-effect) or a command SGLang refuses (gate.refused) is greyed. Settings folded under More settings are probed
    *  when it opens. The root's data-probed counts finished rounds (for tests). */
   Playground.prototype.probeIdle = function (res) {
     var self = this, round = (this.round = (this.round || 0) + 1);
-    var open = !this.more || this.more.open, probe = idleProbe(this.data, res);
+    var open = !this.more || this.more.open, probe = optionProbe(this.data, res);
     var queue = probeQueue(res, function (axis) { return open || !self.cardOf[axis]; });
     function step() {
       if (round !== self.round) return;  // a newer selection took over
       var started = Date.now();
       while (queue.length && Date.now() - started < 8) {
-        var q = queue.shift();
-        if (probe(q[0], q[1])) self.setOption(q[0], { id: q[1], state: 'disabled', reason: NO_EFFECT }, false);
+        var q = queue.shift(), reason = probe(q[0], q[1]);
+        if (reason) self.setOption(q[0], { id: q[1], state: 'disabled', reason: reason }, false);
       }
       if (queue.length) setTimeout(step, 0);
       else self.root.setAttribute('data-probed', String(round));
