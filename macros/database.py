@@ -52,7 +52,8 @@ class Model:
     text: dict[str, dict[str, str]]
     cell_index: dict[tuple[str, ...], int] = field(default_factory=dict)
     axis_index: dict[str, Axis] = field(default_factory=dict)
-    # Indexes and memo tables the engine builds from this (immutable) model; see resolve.py.
+    # Indexes and memo tables the engine builds from this (immutable) model and rebuilds on use;
+    # a build drops them after each page (site.py), so they never hold more than a page needs.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @cached_property

@@ -58,6 +58,7 @@ class Releases:
         self._catalogs: dict[str, Catalog] = {pinned.version: pinned}
         self._accepts: dict[tuple, bool] = {}
         self._masks: dict[tuple, int] = {}
+        self._facts: dict[tuple, object] = {}  # every command asks the same few facts again
 
     @property
     def newest(self) -> str:
@@ -149,7 +150,10 @@ class Releases:
 
     def _fact(self, name: str, key: str, version: str):
         """One fact of flag ``name`` in release ``version`` (None where it lacks the flag)."""
-        return self.reader.fact("flags", name, key, self.reader.at(version))
+        memo = ("fact", name, key, version)
+        if memo not in self._facts:
+            self._facts[memo] = self.reader.fact("flags", name, key, self.reader.at(version))
+        return self._facts[memo]
 
     def has(self, version: str, name: str) -> bool:
         entry = self.reader.data["flags"].get(name)
@@ -161,12 +165,19 @@ class Releases:
 
     def deprecated_since(self, name: str) -> str | None:
         """The first release that deprecates flag ``name``."""
-        return next((v for v in self.order if self._fact(name, "deprecated", v)), None)
+        memo = ("since", name)
+        if memo not in self._facts:
+            self._facts[memo] = next((v for v in self.order
+                                      if self._fact(name, "deprecated", v)), None)
+        return self._facts[memo]
 
     def applies(self, migration: Migration, version: str) -> bool:
         """A release rewrites a spelling it deprecates, once it has every replacement flag."""
-        return bool(self._fact(migration.flag, "deprecated", version)) \
-            and all(self.has(version, name) for name in migration.new_flags())
+        memo = ("applies", migration.id, version)
+        if memo not in self._facts:
+            self._facts[memo] = bool(self._fact(migration.flag, "deprecated", version)) \
+                and all(self.has(version, name) for name in migration.new_flags())
+        return self._facts[memo]
 
     def migrate(self, flags: list[Flag], version: str) -> tuple[list[Flag], list[Rewrite]]:
         """``flags`` as release ``version`` spells them, and what changed: the deprecated flag
