@@ -420,11 +420,9 @@ def _catalog_diagnostics(db: Database, model: Model, flags, env, release) -> lis
 
 
 def _diagnostics(findings: list[Finding]) -> list[Diagnostic]:
-    # built from the engine's own findings, which need no validation
-    return [Diagnostic.model_construct(
-        severity=f.severity, rule=f.rule, flags=f.flags,
-        message=TextRef.model_construct(id=f.text_id or f.rule, fields=f.fields))
-        for f in findings]
+    return [Diagnostic(severity=f.severity, rule=f.rule,
+                       message=TextRef(id=f.text_id or f.rule, fields=f.fields), flags=f.flags)
+            for f in findings]
 
 
 def _check_context(db: Database, model: Model, context: dict[str, str]) -> None:

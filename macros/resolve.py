@@ -658,7 +658,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         hints.append(TextRef(id="ui.pd-banner", fields={
             **common, "role": "@" + info.pd.servers()[pd].label,
             "router_port": str(info.pd.router.port)}))
-    hints += [TextRef.model_construct(id=h.id, fields=common) for h in st.hints]
+    hints += [TextRef(id=h.id, fields=common) for h in st.hints]
     caveats = _caveats(st, calculations) + _migrated(st, rewrites, release)
     status = st.cell.status.value
     if status == "verified" and st.check_shape:
@@ -751,7 +751,6 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
     present = {t.flag.name: t for t in st.toks}
     catalog = st.db.catalog
     out: list[EffectiveValue] = []
-    made = EffectiveValue.model_construct  # from rule data validated at load: no second check
     by_knob = st.model.cache.get("effective_index")
     if by_knob is None:
         by_knob = {}
@@ -767,9 +766,9 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
         names = ([knob.flag] if knob.flag else []) + knob.also
         tok = next((present[n] for n in names if n in present), None)
         if forced is not None:
-            out.append(made(knob=knob.id, label=knob.label, value=forced.value,
-                            value_text=forced.value_text, source=Source.forced,
-                            because=forced.because, flag=knob.flag))
+            out.append(EffectiveValue(knob=knob.id, label=knob.label, value=forced.value,
+                                      value_text=forced.value_text, source=Source.forced,
+                                      because=forced.because, flag=knob.flag))
             continue
         if tok is not None:
             spec = catalog.lookup(tok.flag.name).spec
@@ -777,23 +776,23 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
             value = next((f.value for f in flags if f.name == tok.flag.name), value) \
                 if value and is_placeholder(value) else value
             pinned = tok.origin == "cell" and tok.flag.name in st.cell.pins
-            out.append(made(
+            out.append(EffectiveValue(
                 knob=knob.id, label=knob.label, value=value,
                 source=Source.pinned if pinned else Source.explicit,
                 because=st.cell.pins.get(tok.flag.name) if pinned else None, flag=tok.flag.name))
             continue
         rule = next((r for r in candidates if r.when.holds(st) is True), None)
         if rule is not None:
-            out.append(made(knob=knob.id, label=knob.label, value=rule.value,
-                            value_text=rule.value_text, source=Source(rule.source),
-                            because=rule.because, flag=knob.flag))
+            out.append(EffectiveValue(knob=knob.id, label=knob.label, value=rule.value,
+                                      value_text=rule.value_text, source=Source(rule.source),
+                                      because=rule.because, flag=knob.flag))
             continue
         spec = catalog.flags.get(knob.flag) if knob.flag else None
         default = None if spec is None else spec.default
         if spec is not None and not spec.takes_value:
             default = "on" if default else "off"
-        out.append(made(knob=knob.id, label=knob.label,
-                        value=None if default is None else str(default),
-                        value_text=None if default is not None else "eff.value.unset",
-                        source=Source.default, because="eff.default", flag=knob.flag))
+        out.append(EffectiveValue(knob=knob.id, label=knob.label,
+                                  value=None if default is None else str(default),
+                                  value_text=None if default is not None else "eff.value.unset",
+                                  source=Source.default, because="eff.default", flag=knob.flag))
     return out
