@@ -7,7 +7,7 @@
     selections per second per model and over the whole catalogue;
 (d) Playground payload per page (gzip) and click-to-command time (needs Chromium);
 (e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly);
-(f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly -n0``,
+(f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
     about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
     recorded run of this checkout is shown, with its date and commit.
 
@@ -251,10 +251,10 @@ def bench_suite(run: bool) -> dict | None:
         except (OSError, ValueError):
             return None
     start = time.perf_counter()
-    proc = subprocess.run([PY, "-m", "pytest", "-q", "-x", "-p", "no:randomly", "-n0"],
+    proc = subprocess.run([PY, "-m", "pytest", "-q", "-x", "-p", "no:randomly"],
                           cwd=ROOT, env={**os.environ, "CI": "1"}, capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    summary = (proc.stdout.strip().splitlines() or ["no output"])[-1]
+    summary = ((proc.stdout.strip() or proc.stderr.strip()).splitlines() or ["no output"])[-1]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
     record = {"seconds": seconds, "summary": summary, "passed": proc.returncode == 0,
@@ -343,7 +343,7 @@ def main() -> int:
         print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
     else:
         how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
-        print(f"| (f) full test suite (CI=1, -n0; {how}) | {f['seconds']:.0f} s, {f['summary']}"
+        print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
               + ("" if f["passed"] else " (FAILED)") + " |")
     return 0
 
