@@ -3,9 +3,13 @@
 (a) full two-language build against a plain Material build of the same pages with every macro
     already expanded (the overhead ratio; same run, several repeats, median);
 (b) build time and peak memory for synthetic databases of 1, 10 and 50 models;
-(c) time to resolve and check every reachable selection of each model in recipes/;
+(c) time to resolve and check every reachable selection of each model in recipes/, and
+    selections per second per model and over the whole catalogue;
 (d) Playground payload per page (gzip) and click-to-command time (needs Chromium);
-(e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly).
+(e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly);
+(f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
+    about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
+    recorded run of this checkout is shown, with its date and commit.
 
 Every build runs in a fresh subprocess so times include start-up and memory is per build.
 """
@@ -236,11 +240,51 @@ def check_line_rows(rows: list[dict]) -> list[str]:
     return out
 
 
+SUITE_RECORD = ROOT / ".build" / "bench-suite.json"
+
+
+def bench_suite(run: bool) -> dict | None:
+    """The full suite's wall time: measured now (``run``) and recorded, else the last record."""
+    if not run:
+        try:
+            return json.loads(SUITE_RECORD.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+    start = time.perf_counter()
+    proc = subprocess.run([PY, "-m", "pytest", "-q", "-x", "-p", "no:randomly"],
+                          cwd=ROOT, env={**os.environ, "CI": "1"}, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    summary = ((proc.stdout.strip() or proc.stderr.strip()).splitlines() or ["no output"])[-1]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    record = {"seconds": seconds, "summary": summary, "passed": proc.returncode == 0,
+              "date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit or "unknown"}
+    SUITE_RECORD.parent.mkdir(exist_ok=True)
+    SUITE_RECORD.write_text(json.dumps(record), encoding="utf-8")
+    return record
+
+
+def selection_rows(c: dict) -> list[str]:
+    """Per model and over every model: selections resolved and checked per second."""
+    out, count, seconds = [], 0, 0.0
+    for mid, row in c["models"].items():
+        s = row["all"]
+        count, seconds = count + s["selections"], seconds + s["resolve_check_s"]
+        out.append(f"| (c) {mid}: resolve + check per second | "
+                   f"{s['selections'] / max(s['resolve_check_s'], 1e-9):,.0f} selections/s |")
+    out.append(f"| (c) whole catalogue ({len(c['models'])} models, {count:,} selections): "
+               f"resolve + check | {seconds:.2f} s, {count / max(seconds, 1e-9):,.0f} "
+               f"selections/s ({seconds / max(count, 1) * 1000:.3f} ms each) |")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--models", default="1,10,50")
     ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
+    ap.add_argument("--suite", action="store_true",
+                    help="also run the full test suite (about 7 minutes) and record its time")
     args = ap.parse_args()
     repeats = 1 if args.quick else args.repeats
     sizes = [1, 10] if args.quick else [int(x) for x in args.models.split(",")]
@@ -256,6 +300,9 @@ def main() -> int:
     click = bench_click()
     print("(e) recipes check on one long line …", file=sys.stderr, flush=True)
     e = bench_check_line([1_000, 10_000, 100_000])
+    if args.suite:
+        print("(f) the full test suite …", file=sys.stderr, flush=True)
+    f = bench_suite(args.suite)
     print()
     print("| measurement | value |")
     print("|---|---|")
@@ -275,8 +322,10 @@ def main() -> int:
             print(f"| (c) {mid}, {what}: enumerate {s['selections']:,} selections | "
                   f"{s['enumerate_s']:.2f} s |")
             print(f"| (c) {mid}, {what}: resolve + check all | {s['resolve_check_s']:.2f} s "
-                  f"({s['resolve_check_s'] / max(s['selections'], 1) * 1000:.2f} ms each, "
+                  f"({s['resolve_check_s'] / max(s['selections'], 1) * 1000:.3f} ms each, "
                   f"{s['errors']} errors) |")
+    for row in selection_rows(c):
+        print(row)
     print(f"| (d) playground.js | {d['js_bytes']:,} B ({d['js_gzip']:,} B gzip) |")
     for name, (raw, packed) in d["json"].items():
         print(f"| (d) {name}.json | {raw:,} B ({packed:,} B gzip) |")
@@ -290,6 +339,12 @@ def main() -> int:
         print("| (d) click-to-command | skipped (Chromium not installed) |")
     for row in check_line_rows(e):
         print(row)
+    if f is None:
+        print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
+    else:
+        how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
+        print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
+              + ("" if f["passed"] else " (FAILED)") + " |")
     return 0
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .catalog import Catalog, FlagSpec, value_problem
 from .errors import choices_hint
 from .flags import Flag, parse_flag_text
+from .history import History
 from .schema import BenchRow, BenchWorkload
 
 PROGRAM = "python3 -m sglang.bench_serving"
@@ -46,38 +47,21 @@ class BenchReleases:
         return ", ".join(runs)
 
 
-def _releases_in(spans: list[str], order: list[str]) -> set[str]:
-    out: set[str] = set()
-    for span in spans:
-        first, _, last = span.partition("..")
-        out.update(order[order.index(first):order.index(last or first) + 1])
-    return out
-
-
 def load_releases(history: dict) -> BenchReleases:
     """The history's ``bench`` section (the flag history as ``releases.Releases`` read it),
-    unfolded release by release (the layout is described in ``catalog_build/history.py``,
-    which writes it). Raises ValueError or KeyError when it is not such a history."""
-    package = history["packages"]["sglang"]
-    order = [r["version"] for r in package["releases"]]
-    items = [(name, item, _releases_in(item["in"], order))
-             for name, item in package["bench"].items()]
+    unfolded release by release. Raises ValueError or KeyError when it is not such a
+    history."""
+    reader = History(history, "sglang")
     arguments, programs = {}, {}
-    for release in package["releases"]:
-        version = release["version"]
+    for version in reader.order:
+        release = reader.meta(version)
         catalog = Catalog("sglang.bench_serving", version, {}, {},
                           bool(release["bench_allow_abbrev"]))
-        for name, item, present in items:
-            if version not in present:
-                continue
-            entry = {"name": name, **item["facts"]}
-            for key, changes in item.get("changes", {}).items():
-                entry[key] = next(value for span, value in changes
-                                  if version in _releases_in([span], order))
+        for entry in reader.section("bench", version).values():
             catalog.add(FlagSpec.from_json(entry, "bench_serving"))
         arguments[version] = catalog
         programs[version] = tuple(release["bench_programs"])
-    return BenchReleases(tuple(order), arguments, programs)
+    return BenchReleases(reader.order, arguments, programs)
 
 
 def num_prompts(row: BenchRow, by_concurrency: dict[int, int]) -> int | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Problem, choices_hint
+from .history import History
 from .yamlfile import Marked
 
 _PLACEHOLDER = re.compile(r"\{\{[A-Z0-9_]+\}\}|<[^<>]+>")
@@ -133,15 +134,20 @@ class Catalog:
     _names: dict[str, tuple[FlagSpec, str]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, path: Path, source: str) -> "Catalog":
+    def load(cls, path: Path, source: str, history: dict | None = None) -> "Catalog":
+        """The catalog file at ``path``; a release with an env registry has a deprecated set
+        too, which the flag history (``history``, parsed by the caller) holds."""
         path = Path(path)
         data = json.loads(path.read_text(encoding="utf-8"))
         flags = {f["name"]: FlagSpec.from_json(f, source) for f in data["flags"]}
         env = {e["name"]: e for e in data.get("env", [])}
         cat = cls(data["package"], data["version"], flags, env,
                   bool(data.get("allow_abbrev", True)), tuple(data.get("programs") or ()))
-        if env:  # a release with an env registry has a deprecated set too; the history holds it
-            cat.deprecated_env = _deprecated_env(path.with_name(HISTORY), cat)
+        if env:
+            if history is None:
+                raise ValueError(f"{HISTORY}, which holds the release's deprecated environment "
+                                 "variables, was not read")
+            cat.deprecated_env = _deprecated_env(History(history, cat.package), cat)
         cat._index()
         return cat
 
@@ -236,31 +242,12 @@ def _with_choices(spec: FlagSpec, added: tuple[str, ...]) -> FlagSpec:
     return replace(spec, choices=(spec.choices or ()) + added)
 
 
-def _deprecated_env(path: Path, catalog: Catalog) -> dict[str, str]:
+def _deprecated_env(history: History, catalog: Catalog) -> dict[str, str]:
     """The release's deprecated variables (``env_deprecated`` of the history at its version)
     and the old names its registry still reads under a new one (``deprecated_alias``)."""
-    try:
-        history = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read {path.name}, which holds the release's deprecated "
-                         f"environment variables ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path.name} is not valid JSON ({exc.msg} at line {exc.lineno})") \
-            from None
-    package = history["packages"][catalog.package]
-    order = [r["version"] for r in package["releases"]]
-    if catalog.version not in order:
-        raise ValueError(f"{path.name} has no {catalog.package} {catalog.version} "
-                         f"(its releases: {', '.join(order)})")
-    at = order.index(catalog.version)
     where = f"{catalog.package} {catalog.version}"
     out: dict[str, str] = {}
-    for name, item in package.get("env_deprecated", {}).items():
-        if not covers(item["in"], order, at):
-            continue
-        facts = dict(item["facts"])
-        for key, spans in item.get("changes", {}).items():
-            facts[key] = next(value for span, value in spans if covers([span], order, at))
+    for name, facts in history.section("env_deprecated", catalog.version).items():
         replacement, note = facts.get("replacement"), facts.get("note")
         if replacement:
             how = _TRANSFORMS.get(facts.get("transform"), facts.get("transform"))
@@ -275,15 +262,6 @@ def _deprecated_env(path: Path, catalog: Catalog) -> dict[str, str]:
             out[old] = (f"{where} reads it only while {entry['name']} is unset, with a "
                         f"deprecation warning; set {entry['name']} instead")
     return out
-
-
-def covers(ranges: list[str], order: list[str], at: int) -> bool:
-    """Whether release ``order[at]`` is in one of the history's ranges (``A..B``, inclusive)."""
-    for text in ranges:
-        first, _, last = text.partition("..")
-        if order.index(first) <= at <= order.index(last or first):
-            return True
-    return False
 
 
 def is_placeholder(value: str) -> bool:

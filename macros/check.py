@@ -8,7 +8,8 @@ flags, flags only another program reads, bad values with the choices the command
 words no flag takes, deprecated and unknown env vars, less what the model's branch reads:
 ``branch_env``, ``branch_values``); telling whose rules apply (the model chosen, or the one a
 command's --model-path serves, with a warning where none can be told) and running them in
-context; a server command run by ``docker run … IMAGE`` has its docker options judged against
+context, each cell's rules narrowed once to those that can hold for it (``CellRules``); a
+server command run by ``docker run … IMAGE`` has its docker options judged against
 hardware.yaml's vocabulary (``docker.py``), its image against the model's ``docker_images`` and
 its flags as the image's release parses them; a curl request's port against the server's (the
 router's for a PD server). Generated commands are checked by the same ``check_state`` so the
@@ -358,9 +359,67 @@ class _CheckContext:
         return self._env
 
 
-def rule_findings(db: Database, model: Model, ctx: _CheckContext) -> list[Finding]:
+class CellContext:
+    """What every selection of one cell shares before anything is picked: its dimensions, its
+    platform and attributes, its own flags; the program is the server. Conditions are
+    three-valued and a fact left unknown never turns False into True, so a rule whose
+    condition is False here is False for every selection of the cell: each cell reads only
+    the rules that can hold for it (``cell_rules``)."""
+
+    def __init__(self, db: Database, model: Model, cell: Cell):
+        self.db, self.match, self.cell = db, cell.match, cell
+        self.flag_map = {f.name: f.values
+                         for f in model.cell_flags[model.cell_index[model.key(cell.match)]]}
+
+    def value(self, key: str):
+        if key in self.match:
+            return self.match[key]
+        if key.startswith("hw."):
+            return _attr(self.db.platforms[self.match["hw"]], key[3:])
+        if key.startswith("cell."):
+            return _attr(self.cell, key[5:])
+        return "server" if key == "program" else None
+
+    def flags(self):
+        return None
+
+    def cell_flags(self):
+        return self.flag_map
+
+    def env(self):
+        return None
+
+
+class CellRules:
+    """The rules of a model that can hold for one cell, list by list (``name`` tells the lists
+    apart), each worked out on first use."""
+
+    def __init__(self, ctx: CellContext):
+        self.context = ctx
+        self._lists: dict = {}
+
+    def of(self, name, rules, when=lambda rule: rule.when) -> tuple:
+        """``rules`` less those whose condition (``when``) cannot hold here, in order."""
+        hit = self._lists.get(name)
+        if hit is None:
+            hit = self._lists[name] = tuple(r for r in rules
+                                            if when(r).holds(self.context) is not False)
+        return hit
+
+
+def cell_rules(db: Database, model: Model, cell: Cell, key: tuple[str, ...]) -> CellRules:
+    """The ``CellRules`` of ``cell`` (``key``: ``model.key(cell.match)``), one per cell."""
+    table = model.cache.setdefault("cell_rules", {})
+    hit = table.get(key)
+    if hit is None:
+        hit = table[key] = CellRules(CellContext(db, model, cell))
+    return hit
+
+
+def rule_findings(db: Database, model: Model, ctx: _CheckContext, rules=None) -> list[Finding]:
+    """The findings of the model's checks (or of ``rules``, a part of them) in ``ctx``."""
     out: list[Finding] = []
-    for rule in model.rules.checks:
+    for rule in model.rules.checks if rules is None else rules:
         if rule.when.holds(ctx) is not True:
             continue
         involved = [f for f in rule.flags if f in ctx.flags()] or list(rule.flags)
@@ -384,24 +443,42 @@ def check_state(db: Database, model: Model, match, picks, flags, env, cell,
     if read is None:
         read = model.cache["check_keys"] = tuple(sorted(
             set().union(*(r.when.keys() for r in model.rules.checks))))
+    cell_key = model.key(cell.match) if cell else None
     key = (tuple(match.items()), tuple((k, picks.get(k)) for k in read if k not in match),
            tuple(flags.items()), tuple(env.items()), cell.match["hw"] if cell else None,
-           model.key(cell.match) if cell else None, release)
+           cell_key, release)
     memo = model.cache.setdefault("check_state", {})
     if key not in memo:
-        memo[key] = _check_state(db, model, match, picks, flags, env, cell, release)
+        checks = cell_rules(db, model, cell, cell_key).of("checks", model.rules.checks) \
+            if cell else None
+        memo[key] = _check_state(db, model, match, picks, flags, env, cell, release, checks)
     return list(memo[key])
 
 
-def _check_state(db: Database, model: Model, match, picks, flags, env, cell, release):
+def _check_state(db: Database, model: Model, match, picks, flags, env, cell, release, checks):
     # the rules are written in the spelling a migration replaces: read the command back in it
     ctx = _CheckContext(db, model, match, picks, db.releases.legacy(flags), env, cell, "server",
                         {})
-    cmd = Command("server", 0, env=list(env.items()),
-                  flags=[(n, v) for n, v in flags.items()])
-    catalog = db.catalog if release in (None, db.catalog.version) else db.releases.catalog(release)
-    findings = catalog_findings(cmd, catalog, model_env(model), model_values(model)) \
-        + rule_findings(db, model, ctx)
+    return _catalog_diagnostics(db, model, flags, env, release) \
+        + _diagnostics(rule_findings(db, model, ctx, checks))
+
+
+def _catalog_diagnostics(db: Database, model: Model, flags, env, release) -> list[Diagnostic]:
+    """What the catalog says of a generated command: the same for every context it is
+    composed in, so once per command."""
+    key = (tuple(flags.items()), tuple(env.items()), release)
+    memo = model.cache.setdefault("catalog_diagnostics", {})
+    if key not in memo:
+        cmd = Command("server", 0, env=list(env.items()),
+                      flags=[(n, v) for n, v in flags.items()])
+        catalog = db.catalog if release in (None, db.catalog.version) \
+            else db.releases.catalog(release)
+        memo[key] = _diagnostics(catalog_findings(cmd, catalog, model_env(model),
+                                                  model_values(model)))
+    return memo[key]
+
+
+def _diagnostics(findings: list[Finding]) -> list[Diagnostic]:
     return [Diagnostic(severity=f.severity, rule=f.rule,
                        message=TextRef(id=f.text_id or f.rule, fields=f.fields), flags=f.flags)
             for f in findings]

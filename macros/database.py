@@ -55,7 +55,8 @@ class Model:
     text: dict[str, dict[str, str]]
     cell_index: dict[tuple[str, ...], int] = field(default_factory=dict)
     axis_index: dict[str, Axis] = field(default_factory=dict)
-    # Indexes and memo tables the engine builds from this (immutable) model; see resolve.py.
+    # Indexes and memo tables the engine builds from this (immutable) model and rebuilds on use;
+    # a build drops them after each page (site.py), so they never hold more than a page needs.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @cached_property
@@ -209,7 +210,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
                 platforms[p.id] = p
             containers = hw.containers
             _check_containers(out, hw_doc, hw)
-    catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base)
+    history = _load_history(catalog_dir / HISTORY, base)
+    catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base, history)
     router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
     bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
     if bounds_doc:
@@ -217,7 +219,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     shared_text = _load_text(out, catalog_dir, base)
     values_doc, reader_values = _load_reader_values(out, catalog_dir, base, shared_text) \
         if not out.problems else (None, [])  # a broken text file: its ids would all be unknown
-    releases = _load_releases(out, catalog_dir, base, catalog)
+    releases = _load_releases(out, catalog_dir, base, catalog, history)
     bench = _load_bench_releases(catalog_dir / HISTORY, base, releases)
     # Every model is checked against the shared files; with one of them broken, that check
     # would only bury the real problem under follow-on errors.
@@ -324,15 +326,33 @@ def _check_containers(out: _Collector, doc: yamlfile.Marked, hw: HardwareFile) -
                     f"under containers.vendors (entries: {', '.join(c.vendors)})")
 
 
-def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog) -> Releases:
-    """The flag history and the migrations: each migration's flags are checked against the
-    releases, so a misspelt one cannot silently rewrite nothing."""
-    history = catalog_dir / HISTORY
-    yamlfile.read_text(history, _rel(history, base))
+def _load_history(path: Path, base: Path) -> dict:
+    """The flag history, parsed once: the pinned catalog's deprecated env, the releases and
+    the bench_serving arguments all read it."""
+    name = _rel(path, base)
     try:
-        releases = Releases.load(history, catalog, [])
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise RecipeError([Problem(_rel(history, base), None, None, f"not a flag history "
+        text = yamlfile.read_text(path, name)
+    except RecipeError as exc:
+        raise RecipeError([Problem(p.file, p.line, p.col, f"{p.message} (it holds every "
+                                   "release's flags, environment registry and deprecated "
+                                   "variables); run 'recipes catalog'")
+                           for p in exc.problems]) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
+                                   "run 'recipes catalog'")]) from None
+
+
+def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog,
+                   history: dict) -> Releases:
+    """The releases of the flag history and the migrations: each migration's flags are checked
+    against the releases, so a misspelt one cannot silently rewrite nothing."""
+    try:
+        releases = Releases(history, catalog, [])
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        name = _rel(catalog_dir / HISTORY, base)
+        raise RecipeError([Problem(name, None, None, f"not a flag history "
                                    f"({type(exc).__name__}: {exc}); run 'recipes catalog'")]) \
             from None
     doc = out.load(catalog_dir / "migrations.yaml", base) \
@@ -363,12 +383,12 @@ def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Cata
     return releases
 
 
-def _load_catalog(path: Path, source: str, base: Path) -> Catalog:
+def _load_catalog(path: Path, source: str, base: Path, history: dict | None = None) -> Catalog:
     """A flag catalog; it is generated, so any problem means: regenerate it."""
     name = _rel(path, base)
     yamlfile.read_text(path, name)  # OS and encoding problems, reported like any file's
     try:
-        return Catalog.load(path, source)
+        return Catalog.load(path, source, history)
     except json.JSONDecodeError as exc:
         raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
                                    "run 'recipes catalog'")]) from None

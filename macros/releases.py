@@ -12,13 +12,11 @@ commands (``resolve.py``) or print them (``render.py``).
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from .catalog import Catalog, FlagSpec, covers, value_problem
-from .catalog_build.history import release_snapshot, releases_of
+from .catalog import Catalog, FlagSpec, value_problem
 from .flags import Flag
+from .history import History
 
 LATEST = "latest"  # an image tag that follows the newest release (or runs ahead of it)
 
@@ -53,17 +51,14 @@ class Releases:
 
     def __init__(self, history: dict, pinned: Catalog, migrations: list[Migration]):
         self.history = history
+        self.reader = History(history, pinned.package)
         self.pinned = pinned
-        self.order = releases_of(history, pinned.package)
+        self.order = list(self.reader.order)
         self.migrations = migrations
         self._catalogs: dict[str, Catalog] = {pinned.version: pinned}
         self._accepts: dict[tuple, bool] = {}
         self._masks: dict[tuple, int] = {}
-        self._facts: dict[str, dict[str, dict]] = {}
-
-    @classmethod
-    def load(cls, path: Path, pinned: Catalog, migrations: list[Migration]) -> "Releases":
-        return cls(json.loads(Path(path).read_text(encoding="utf-8")), pinned, migrations)
+        self._facts: dict[tuple, object] = {}  # every command asks the same few facts again
 
     @property
     def newest(self) -> str:
@@ -84,35 +79,25 @@ class Releases:
 
     def flag_names(self) -> set[str]:
         """Every flag any release of the history has."""
-        return set(self.history["packages"][self.pinned.package]["flags"])
-
-    def _snapshot(self, version: str) -> dict[str, dict]:
-        if version not in self._facts:
-            snap = release_snapshot(self.history, self.pinned.package, version)
-            self._facts[version] = {f["name"]: f for f in snap["flags"]}
-            self._facts[version]["\0meta"] = {**snap["meta"], "env": snap.get("env", [])}
-        return self._facts[version]
+        return set(self.reader.data["flags"])
 
     def catalog(self, version: str) -> Catalog:
         """The catalog of one release, as argparse there reads flags."""
         if version not in self._catalogs:
-            facts = self._snapshot(version)
-            meta = facts["\0meta"]
             flags: dict[str, FlagSpec] = {}
-            for name, entry in facts.items():
-                if name == "\0meta":
-                    continue
+            for name, entry in self.reader.section("flags", version).items():
                 spec = FlagSpec.from_json(entry, self.pinned.package)
                 pinned = self.pinned.flags.get(name)
                 if pinned is not None:  # what flag-bounds.yaml adds to the pinned catalog
                     spec = dataclasses.replace(spec, bound=pinned.bound,
                                                env_choices=pinned.env_choices)
                 flags[name] = spec
-            env = {e["name"]: e for e in meta["env"]}
+            env = self.reader.section("env", version)
             # the variables read outside the registry (env_read), known for the pinned release
             env.update({n: e for n, e in self.pinned.env.items() if "read" in e})
             cat = Catalog(self.pinned.package, version, flags, env,
-                          bool(meta.get("allow_abbrev", True)), self.pinned.programs,
+                          bool(self.reader.meta(version).get("allow_abbrev", True)),
+                          self.pinned.programs,
                           below={k: v for k, v in self.pinned.below.items() if k in flags})
             cat._index()
             self._catalogs[version] = cat
@@ -164,20 +149,15 @@ class Releases:
         return self.order[lo], self.order[hi]
 
     def _fact(self, name: str, key: str, version: str):
-        """One fact of flag ``name`` in release ``version`` (None where it lacks the flag),
-        read from the history entry alone: a whole snapshot costs a walk over every flag."""
-        entry = self.history["packages"][self.pinned.package]["flags"].get(name)
-        at = self.order.index(version)
-        if entry is None or not covers(entry["in"], self.order, at):
-            return None
-        for span, value in entry.get("changes", {}).get(key, ()):
-            if covers([span], self.order, at):
-                return value
-        return entry["facts"].get(key)
+        """One fact of flag ``name`` in release ``version`` (None where it lacks the flag)."""
+        memo = ("fact", name, key, version)
+        if memo not in self._facts:
+            self._facts[memo] = self.reader.fact("flags", name, key, self.reader.at(version))
+        return self._facts[memo]
 
     def has(self, version: str, name: str) -> bool:
-        entry = self.history["packages"][self.pinned.package]["flags"].get(name)
-        return entry is not None and covers(entry["in"], self.order, self.order.index(version))
+        entry = self.reader.data["flags"].get(name)
+        return entry is not None and self.reader.at(version) in self.reader.covered(entry["in"])
 
     def removal(self, version: str, name: str) -> str | None:
         """The date after which ``version`` plans to remove flag ``name`` (its deprecation)."""
@@ -185,12 +165,19 @@ class Releases:
 
     def deprecated_since(self, name: str) -> str | None:
         """The first release that deprecates flag ``name``."""
-        return next((v for v in self.order if self._fact(name, "deprecated", v)), None)
+        memo = ("since", name)
+        if memo not in self._facts:
+            self._facts[memo] = next((v for v in self.order
+                                      if self._fact(name, "deprecated", v)), None)
+        return self._facts[memo]
 
     def applies(self, migration: Migration, version: str) -> bool:
         """A release rewrites a spelling it deprecates, once it has every replacement flag."""
-        return bool(self._fact(migration.flag, "deprecated", version)) \
-            and all(self.has(version, name) for name in migration.new_flags())
+        memo = ("applies", migration.id, version)
+        if memo not in self._facts:
+            self._facts[memo] = bool(self._fact(migration.flag, "deprecated", version)) \
+                and all(self.has(version, name) for name in migration.new_flags())
+        return self._facts[memo]
 
     def migrate(self, flags: list[Flag], version: str) -> tuple[list[Flag], list[Rewrite]]:
         """``flags`` as release ``version`` spells them, and what changed: the deprecated flag

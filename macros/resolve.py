@@ -15,7 +15,7 @@ from typing import Any
 from . import calculator, templates
 from .conditions import attr as _attr
 from .catalog import is_placeholder
-from .check import check_state
+from .check import cell_rules, check_state
 from .database import Database, Model, likely_typo
 from .errors import Problem, RecipeError, choices_hint
 from .flags import Flag, env_name, parse_flag_text
@@ -23,6 +23,10 @@ from .results import (AxisState, Calculation, Caveat, EffectiveValue, OptionStat
                       SelectionError, TextRef)
 from .schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Calculator, Cell, Source
 from .selection import Selection
+
+
+# The keys the engine answers itself, before a setting of the same name would be read.
+_ENGINE_KEYS = frozenset({"nodes", "program", "router_bootstrap", "server_bootstrap"})
 
 
 @dataclass
@@ -50,12 +54,18 @@ class _State:
     _flag_cache: Any = None
     _calc_cache: dict = field(default_factory=dict)
     _pd: Any = ()
+    cell_key: tuple[str, ...] = ()
+    cell_rules: Any = None  # check.CellRules: the rules that can hold for the cell
     check_shape: bool = True  # off while composing the verified shapes themselves
     release: str | None = None  # the release to spell the command for, instead of its image's
 
     @property
     def hw(self) -> str:
         return self.match["hw"]
+
+    def _rules(self, name, rules, when=lambda rule: rule.when) -> tuple:
+        """Those of ``rules`` that can hold for this cell (``check.CellRules``)."""
+        return self.cell_rules.of(name, rules, when)
 
     @property
     def pd(self) -> str | None:
@@ -69,6 +79,9 @@ class _State:
     def value(self, key: str) -> Any:
         if key in self.match:
             return self.match[key]
+        if key in self.picks and "." not in key and key not in _ENGINE_KEYS:
+            value = self.picks[key]  # the most read keys: answered before the engine's own
+            return "" if value is None else value
         if key.startswith("hw."):
             return _attr(self.db.platforms[self.hw], key[3:])
         if key.startswith("cell."):
@@ -105,7 +118,7 @@ class _State:
     # -- calculators
     def calc_reason(self, calc: Calculator) -> str | None:
         """Why ``calc`` does not apply here: the reason of its first rule that holds."""
-        for rule in self.model.rules.calculator:
+        for rule in self._rules("calculator", self.model.rules.calculator):
             if rule.calculator == calc.id and rule.when.holds(self) is True:
                 return rule.reason
         return None
@@ -173,11 +186,17 @@ def _resolve(db: Database, sel: Selection, strict: bool, shapes: bool,
     st.check_shape = shapes
     st.release = release
     model = st.model
+    options = _option_index(model)
     for axis in model.axes:
         value = st.picks[axis.id]
-        if value is not None:
-            _apply_option(st, axis, next(o for o in axis.options if o.id == value))
-    for t in model.rules.transforms:
+        if value is None:
+            continue
+        option, bound, edits = options[axis.id, value]
+        if bound:
+            bound = st._rules(("for", axis.id, value), bound)
+        if bound or edits:  # "inherit"/"auto"/"off" options change nothing
+            _apply_option(st, option, bound)
+    for t in st._rules("transforms", model.rules.transforms):
         if t.for_ is None and t.when.holds(st) is True:
             _apply_edit(st, t.strip, t.add, t.env, t.strip_env, t.hints, t.insert_after, t.nodes)
     return _finish(st, axis_states)
@@ -198,9 +217,9 @@ def _select(db, sel: Selection, strict):
     picks = dict(sel.picks)
     avg_len = sel.avg_len
     match = _pick_cell(db, model, sel.match, strict)
-    index = model.cell_index[model.key(match)]
-    cell = model.cells[index]
-    cell_flags = model.cell_flags[index]
+    key_of_cell = model.key(match)
+    cell = model.cells[model.cell_index[key_of_cell]]
+    rules = cell_rules(db, model, cell, key_of_cell)
     length = model.info.request_length
     if avg_len is not None and length is None:
         if strict:
@@ -214,8 +233,10 @@ def _select(db, sel: Selection, strict):
         raise SelectionError([Problem("<selection>", None, None,
                                       f"avg_len must be from {AVG_LEN_MIN:,} to "
                                       f"{AVG_LEN_MAX:,} tokens (got {avg_len})")])
-    st = _State(db, model, cell, {f.name: f.values for f in cell_flags}, dict(match), {}, avg_len)
-    st.toks = [_Tok(f, "cell") for f in cell_flags]
+    # the cell's flags as a mapping are read, never written: one per cell, shared
+    st = _State(db, model, cell, rules.context.flag_map, dict(match), {}, avg_len,
+                cell_key=key_of_cell, cell_rules=rules)
+    st.toks = list(_cell_toks(model, key_of_cell))
     st.env_items = [(env_name(e), e.split("=", 1)[1]) for e in cell.env]
     st.nodes = cell.nodes
     unknown = [k for k in picks if k not in model.axis_index]
@@ -231,12 +252,11 @@ def _select(db, sel: Selection, strict):
     cache = model.cache.setdefault("picks", {})
     if len(cache) > 200_000:
         cache.clear()
-    key_of_cell = model.key(match)
+    picked = st.picks.get
     for axis in model.axes:
         wanted = picks.get(axis.id)
         # An axis's state depends only on the cell and the picks its gates read: memoize.
-        key = (key_of_cell, axis.id, wanted, strict,
-               tuple(st.picks.get(k) for k in deps[axis.id]))
+        key = (key_of_cell, axis.id, wanted, strict, tuple(map(picked, deps[axis.id])))
         hit = cache.get(key)
         if hit is None:
             before = len(st.not_applicable)
@@ -254,6 +274,17 @@ def _select(db, sel: Selection, strict):
                                       f"other settings chosen (settings that apply: {applies})")
                               for a in st.not_applicable])
     return st, axis_states
+
+
+def _cell_toks(model: Model, key: tuple[str, ...]) -> tuple[_Tok, ...]:
+    """The command a cell starts from; tokens are never changed in place, only replaced, so
+    every selection of the cell starts from the same ones."""
+    table = model.cache.setdefault("cell_toks", {})
+    hit = table.get(key)
+    if hit is None:
+        hit = table[key] = tuple(_Tok(f, "cell")
+                                 for f in model.cell_flags[model.cell_index[key]])
+    return hit
 
 
 def _axis_deps(model: Model) -> dict[str, tuple[str, ...]]:
@@ -456,24 +487,25 @@ def _gated(model: Model, ctx, axis_id: str, option: str) -> OptionState:
 
 # --- composing -----------------------------------------------------------------------------
 
-def _transform_index(model: Model) -> dict[tuple[str, str], list]:
-    """(axis, option) → the transforms bound to it with ``for``, in file order."""
-    index = model.cache.get("transform_index")
+def _option_index(model: Model) -> dict[tuple[str, str], tuple]:
+    """(axis, option) → (the option, the transforms bound to it with ``for`` in file order,
+    whether the option edits the command itself), built once."""
+    index = model.cache.get("option_index")
     if index is None:
-        index = {}
+        bound: dict[tuple[str, str], list] = {}
         for t in model.rules.transforms:
-            for axis_id, bound in (t.for_ or {}).items():
-                for o in bound if isinstance(bound, list) else [bound]:
-                    index.setdefault((axis_id, str(o)), []).append(t)
-        model.cache["transform_index"] = index
+            for axis_id, given in (t.for_ or {}).items():
+                for o in given if isinstance(given, list) else [given]:
+                    bound.setdefault((axis_id, str(o)), []).append(t)
+        index = model.cache["option_index"] = {
+            (axis.id, o.id): (o, tuple(bound.get((axis.id, o.id), ())),
+                              bool(o.strip or o.add or o.env or o.strip_env or o.hints))
+            for axis in model.axes for o in axis.options}
     return index
 
 
-def _apply_option(st: _State, axis: Axis, option) -> None:
-    bound = _transform_index(st.model).get((axis.id, option.id), ())
-    if not bound and not (option.strip or option.add or option.env or option.strip_env
-                          or option.hints):
-        return  # "inherit"/"auto"/"off" options change nothing
+def _apply_option(st: _State, option, bound: tuple) -> None:
+    """The option's own edit and those of its bound transforms that hold, as one edit."""
     strip, add, env = list(option.strip), list(option.add), list(option.env)
     strip_env, hints = list(option.strip_env), list(option.hints)
     nodes = None
@@ -592,16 +624,20 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
-def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
+def _filled_flag(flag: Flag, values: dict[str, str]) -> Flag:
+    if not any("{{" in v for v in flag.values):
+        return flag  # most flags hold no placeholder: the same flag, not a copy
+    return Flag(flag.name, tuple(_fill(v, values) for v in flag.values))
 
+
+def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     info = st.model.info
-    model_name = _first_match(info.model_names, st).name
-    image_rule = _first_match(info.docker_images, st)
+    model_name = _first_match(st._rules("model_names", info.model_names), st).name
+    image_rule = _first_match(st._rules("docker_images", info.docker_images), st)
     image = image_rule.image
     release = st.release or st.db.releases.resolve(image_rule.sglang)
     values = _placeholders(st, model_name)
-    composed = [Flag(t.flag.name, tuple(_fill(v, values) for v in t.flag.values))
-                for t in st.toks]
+    composed = [_filled_flag(t.flag, values) for t in st.toks]
     flags, rewrites = st.db.releases.migrate(composed, release)
     env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
     calculations = []
@@ -654,7 +690,7 @@ def _verified_commands(st: _State) -> list[tuple[tuple[str, ...], tuple[str, ...
     """The commands (flags, env) the cell's verifying round ran: its defaults and each set of
     settings ``verified_with`` lists, at the model's default request length. Once per cell."""
     cache = st.model.cache.setdefault("verified_commands", {})
-    key = st.model.key(st.match)
+    key = st.cell_key
     if key not in cache:
         out = []
         for picks in [{}, *st.cell.verified_with]:
@@ -721,10 +757,10 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
         for r in rules.effective:
             by_knob.setdefault(r.knob, []).append(r)
         st.model.cache["effective_index"] = by_knob
-    for knob in rules.knobs:
+    for knob in st._rules("knobs", rules.knobs, lambda k: k.show_when):
         if knob.show_when.holds(st) is not True:
             continue
-        candidates = by_knob.get(knob.id, ())
+        candidates = st._rules(("effective", knob.id), by_knob.get(knob.id, ()))
         forced = next((r for r in candidates if r.override
                        and r.when.holds(st) is True), None)
         names = ([knob.flag] if knob.flag else []) + knob.also

@@ -155,6 +155,7 @@ class Site:
 
     def __init__(self, db: Database, lang: str):
         self.db, self.lang = db, lang
+        self._recent: dict[tuple, Resolution] = {}  # see resolve
 
     # -- helpers
     def t(self, text_id: str, model=None, **fields) -> str:
@@ -185,13 +186,25 @@ class Site:
                                  "as text, e.g. {key}=\"…\")".replace("{key}", key))
         return Selection.flat(model, values, avg_len)
 
+    # A page shows a selection's command, then its caveats or configuration (the cells table
+    # does so for every cell): the last few resolutions are kept, and only those, since a
+    # build goes on through every page of every model. What a page may print is judged on
+    # every call (the date a removal comes near is read each time).
+    RECENT = 16
+
     def resolve(self, model_id: str, *dims, **picks) -> Resolution:
         sel = self.selection(model_id, dims, picks)
         where = " ".join([*sel.match.values(), *(f"{k}={v}" for k, v in sel.picks.items())])
-        try:
-            res = resolve(self.db, sel)
-        except RecipeError as exc:
-            raise MacroError(f"{model_id} {where}: {exc}") from None
+        key = (sel.model, tuple(sel.match.items()), tuple(sel.picks.items()), sel.avg_len)
+        res = self._recent.get(key)
+        if res is None:
+            try:
+                res = resolve(self.db, sel)
+            except RecipeError as exc:
+                raise MacroError(f"{model_id} {where}: {exc}") from None
+            self._recent[key] = res
+            if len(self._recent) > self.RECENT:
+                del self._recent[next(iter(self._recent))]
         errors = [d for d in res.diagnostics if d.severity.value == "error"]
         if errors:
             model = self.db.model(model_id)

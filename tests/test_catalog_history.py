@@ -9,6 +9,8 @@ every release's wheel and checks that all three committed files are what the whe
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 from macros import cli
 from macros.catalog_build import command, history, sglang, wheels
 from macros.catalog_build.router import extract_router
+from macros.history import History
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "recipes" / "catalog"
 
@@ -293,6 +296,25 @@ def test_every_release_reads_back_as_it_was_folded():
         snap = history.release_snapshot(doc, "pkg", version)
         assert snap["flags"] == sorted(sections["flags"], key=lambda f: f["name"])
         assert snap["meta"] == meta
+
+
+def test_one_fact_read_alone_is_that_fact_in_its_release_snapshot(hist):
+    reader = History(hist, "sglang")
+    for version in reader.order:
+        snap = {f["name"]: f for f in history.release_snapshot(hist, "sglang", version)["flags"]}
+        at = reader.at(version)
+        for name in reader.data["flags"]:
+            for key in ("deprecated", "removal", "choices"):
+                assert reader.fact("flags", name, key, at) == snap.get(name, {}).get(key), \
+                    (version, name, key)
+
+
+def test_loading_the_database_imports_nothing_of_the_wheel_extractor():
+    code = ("import sys; from macros.database import load_database; load_database(); "
+            "print(sorted(m for m in sys.modules if m.startswith('macros.catalog_build')))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=CATALOG_DIR.parent.parent,
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout == "[]\n"
 
 
 # ---------------------------------------------------------------------------

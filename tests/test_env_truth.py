@@ -160,7 +160,6 @@ def test_a_missing_history_is_a_load_error_that_says_what_it_holds(recipes_copy)
     (recipes_copy / "catalog" / "sglang-history.json").unlink()
     with pytest.raises(RecipeError) as exc:
         load_database(recipes_copy)
-    assert [p.message for p in exc.value.problems] == [
-        "not a flag catalog (ValueError: cannot read sglang-history.json, which holds the "
-        "release's deprecated environment variables (No such file or directory)); run "
-        "'recipes catalog'"]
+    assert [(p.file, p.message) for p in exc.value.problems] == [
+        ("recipes/catalog/sglang-history.json", "file not found (it holds every release's "
+         "flags, environment registry and deprecated variables); run 'recipes catalog'")]

@@ -17,6 +17,7 @@ import time
 import zipfile
 from pathlib import Path
 
+from ..history import UnknownRelease
 from .history import build_history, catalog_document, diff_releases, render_history
 from .router import extract_router
 from .sglang import extract_sglang
@@ -301,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(diff(*args.diff, catalog_dir=args.catalog_dir)))
             return 0
         return run(args)
-    except CatalogError as exc:
+    except (CatalogError, UnknownRelease) as exc:
         print(f"catalog: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, zipfile.BadZipFile) as exc:

@@ -1,10 +1,10 @@
 """The flag history: every release's flags, env registry and bench arguments in one file.
 
 Owns ``recipes/catalog/sglang-history.json``: how per-release snapshots are folded into it
-(:func:`build_history`), read back for one release (:func:`release_snapshot`), projected onto
-the pinned catalog files (:func:`catalog_document`) and compared between two releases
-(:func:`diff_releases`). Must not read wheels (extraction happens before) nor decide what a
-command may use (the checker does that).
+(:func:`build_history`), projected onto the pinned catalog files (:func:`catalog_document`) and
+compared between two releases (:func:`diff_releases`); a release is read back by the engine's
+one reader (``macros/history.py``). Must not read wheels (extraction happens before) nor decide
+what a command may use (the checker does that).
 
 Layout, per package: ``releases`` lists the releases in order with their wheel and per-release
 facts; each section (``flags``, ``env``, ``env_deprecated``, ``bench``) maps an item's name to
@@ -17,17 +17,13 @@ for each key that differs, its value over consecutive spans of those releases. A
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
+# the command and the tests reach the engine's reader under the extractor's names too
+from ..history import UnknownRelease, release_snapshot, releases_of  # noqa: F401
 from .records import HISTORY_ONLY_KEYS, replacement_of
-from .wheels import CatalogError
 
 FORMAT = 1
-
-
-class UnknownRelease(CatalogError):
-    """A release the history does not cover."""
 
 
 # ---------------------------------------------------------------------------
@@ -54,15 +50,6 @@ def _ranges(indices: list[int], order: list[str]) -> list[str]:
 
 def _span(a: int, b: int, order: list[str]) -> str:
     return order[a] if a == b else f"{order[a]}..{order[b]}"
-
-
-def _expand(ranges: Iterable[str], order: list[str]) -> list[int]:
-    index = {v: i for i, v in enumerate(order)}
-    out: list[int] = []
-    for text in ranges:
-        first, _, last = text.partition("..")
-        out.extend(range(index[first], index[last or first] + 1))
-    return out
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -124,45 +111,8 @@ def build_history(packages: dict[str, dict]) -> dict:
 
 
 # ---------------------------------------------------------------------------
-# Reading it back
+# Projecting a release onto a catalog file
 # ---------------------------------------------------------------------------
-
-
-def releases_of(history: dict, package: str) -> list[str]:
-    return [r["version"] for r in history["packages"][package]["releases"]]
-
-
-def release_snapshot(history: dict, package: str, version: str) -> dict:
-    """``{"meta": {...}, section: [entries sorted by name]}`` as the release had it."""
-    pkg = history["packages"].get(package)
-    if pkg is None:
-        raise UnknownRelease(
-            f"unknown package '{package}' (known: {', '.join(history['packages'])})"
-        )
-    order = releases_of(history, package)
-    if version not in order:
-        raise UnknownRelease(
-            f"unknown {package} release '{version}' (known releases: {', '.join(order)})"
-        )
-    at = order.index(version)
-    meta = next(r for r in pkg["releases"] if r["version"] == version)
-    out: dict[str, Any] = {"meta": {k: v for k, v in meta.items() if k != "version"}}
-    for section, items in pkg.items():
-        if section in ("programs", "releases"):
-            continue
-        entries = []
-        for name, item in items.items():
-            if at not in _expand(item["in"], order):
-                continue
-            entry = {"name": name, **item["facts"]}
-            for key, spans in item.get("changes", {}).items():
-                for span, value in spans:
-                    if at in _expand([span], order):
-                        entry[key] = value
-                        break
-            entries.append(dict(sorted(entry.items())))
-        out[section] = entries
-    return out
 
 
 def catalog_document(history: dict, package: str, version: str) -> dict:
