@@ -6,6 +6,9 @@
 (c) time to resolve and check every reachable selection of each model in recipes/, and
     selections per second per model and over the whole catalogue;
 (d) Playground payload per page (gzip) and click-to-command time (needs Chromium);
+(r) what a reader waits for (bench/reader.py, needs Chromium): each model page with everything
+    it loads (gzip), click to next painted frame at normal speed and with the CPU throttled 4x,
+    and three reader tasks from page load to a copied command;
 (e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly);
 (f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
     about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
@@ -193,6 +196,33 @@ def bench_payload() -> dict:
     return out
 
 
+def bench_reader() -> dict | None:
+    if not Path("/usr/bin/chromium").exists():
+        return None
+    proc = subprocess.run([PY, str(ROOT / "bench" / "reader.py")], cwd=ROOT, capture_output=True,
+                          text=True)
+    if proc.returncode:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    return json.loads(proc.stdout)
+
+
+def reader_rows(r: dict | None) -> list[str]:
+    if r is None:
+        return ["| (r) reader measures | skipped (Chromium not installed) |"]
+    if "error" in r:
+        return [f"| (r) reader measures | failed: {r['error']} |"]
+    rows = [f"| (r) {page} with everything it loads (gzip) | {kb:.1f} KB |"
+            for page, kb in r["transfer_kb"].items()]
+    for key, what in (("click_normal", "normal speed"), ("click_throttled_4x", "CPU 4× slower")):
+        c = r[key]
+        rows.append(f"| (r) click to next frame, {what} | median {c['median_ms']} ms, p95 "
+                    f"{c['p95_ms']} ms ({c['clicks']} clicks) |")
+    for t in r["tasks"]:
+        rows.append(f"| (r) task: {t['task']} | {t['clicks']} clicks, {t['seconds']} s from page "
+                    f"load to the copied command |")
+    return rows
+
+
 def bench_click(site_root: Path | None = None) -> dict | None:
     if not Path("/usr/bin/chromium").exists():
         return None
@@ -298,6 +328,8 @@ def main() -> int:
     print("(d) Playground payload and click time …", file=sys.stderr, flush=True)
     d = bench_payload()
     click = bench_click()
+    print("(r) what a reader waits for …", file=sys.stderr, flush=True)
+    r = bench_reader()
     print("(e) recipes check on one long line …", file=sys.stderr, flush=True)
     e = bench_check_line([1_000, 10_000, 100_000])
     if args.suite:
@@ -337,6 +369,8 @@ def main() -> int:
             print(f"| (d) {key} | {value} |")
     else:
         print("| (d) click-to-command | skipped (Chromium not installed) |")
+    for row in reader_rows(r):
+        print(row)
     for row in check_line_rows(e):
         print(row)
     if f is None:

@@ -843,6 +843,13 @@ class PageTemplates:
         except RecipeError as exc:
             self.pending = [str(p) for p in exc.problems]
 
+    def page_done(self) -> None:
+        """Forget the models' memo tables (resolve.py, check.py): they serve the selections of
+        one page, and a build goes on through every model's pages, so keeping them would grow
+        with the catalogue."""
+        for model in self.site.db.models.values():
+            model.cache.clear()
+
     def check_rendered(self, page, markdown: str) -> None:
         """Refuse a link or attribute the rendered page would publish against the rules, for
         anything its source did not show (the source check ran first and names lines)."""

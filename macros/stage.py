@@ -253,11 +253,7 @@ class Stage:
         except RecipeError as exc:
             raise StageFailed("\n".join(str(p) for p in exc.problems)) from None
         finally:
-            # A model's memo tables (resolve.py, check.py) serve the selections of one page; a
-            # build goes on through every model's pages, so keeping them would grow with the
-            # catalogue.
-            for model in templates.site.db.models.values():
-                model.cache.clear()
+            templates.page_done()
         # a fallback page is English text in the Korean site: its front matter stays English's
         return head, body
 

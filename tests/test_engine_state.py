@@ -78,7 +78,7 @@ def test_a_built_page_leaves_no_memo_table_of_any_model(tmp_path, model_id):
     pages.check_source(page)
     markdown = pages.render(SimpleNamespace(page=page), text)
     assert database.model(model_id).cache  # the page's resolution filled them
-    site_module.on_post_page_macros(SimpleNamespace(page=page, recipes_pages=pages,
-                                                    markdown=markdown))
+    pages.check_rendered(page, markdown)
+    pages.page_done()  # what the stage does after every page
     assert {m: dict(database.model(m).cache) for m in database.models} == \
         {m: {} for m in database.models}
