@@ -35,9 +35,10 @@ def _errors(res: Resolution) -> set[str]:
     return {d.rule for d in res.diagnostics if d.severity.value == "error"}
 
 
-def probe_options(db: Database, sel: Selection, res: Resolution) -> dict[str, dict[str, str]]:
+def probe_options(db: Database, sel: Selection, res: Resolution,
+                  only: set[str] | None = None) -> dict[str, dict[str, str]]:
     """Setting id -> {option: reason} for its enabled options that would show the reader the
-    same result (NO_EFFECT) or add an error finding (REFUSED)."""
+    same result (NO_EFFECT) or add an error finding (REFUSED); ``only``: these settings."""
     model = db.model(sel.model)
     flat = {**res.match, **{k: v for k, v in res.picks.items() if v is not None}}
     if res.avg_len is not None:
@@ -45,7 +46,7 @@ def probe_options(db: Database, sel: Selection, res: Resolution) -> dict[str, di
     mine, errors = signature(res), _errors(res)
     out: dict[str, dict[str, str]] = {}
     for axis in res.axes:
-        if not axis.visible:
+        if not axis.visible or (only is not None and axis.axis not in only):
             continue
         for option in axis.options:
             if option.state != "enabled" or option.id == axis.value:

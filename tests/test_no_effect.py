@@ -15,7 +15,7 @@ from macros import render
 from macros.effects import NO_EFFECT, REFUSED, probe_options, with_probed
 from macros.resolve import resolve
 from macros.selection import Selection
-from macros.selections import sample_playground
+from macros.selections import deployment_selections, sample_playground
 from test_playground_parity import NODE, ROOT, _export
 
 SAMPLED = 60
@@ -134,3 +134,45 @@ def test_an_ep_wider_than_tp_is_greyed_as_refused(cli, db):
             "--set", "strategy=balanced", "--format", "json")
     tp = {o["id"]: o for s in r.json()["settings"] if s["id"] == "tp" for o in s["options"]}
     assert tp["8"]["state"] == "disabled" and tp["8"]["reason"] == db.t("en", REFUSED)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_over_every_enumerated_selection_the_enumerated_settings_have_an_effect_or_are_greyed(
+        db, model_id):
+    """All cells × settings × presets of the model (model.yaml ``enumerate``): each enabled
+    option of those settings, picked, changes the printed command, router, values or findings
+    without a new error — or the probe greys it, and then picking it anyway shows the same
+    result (no effect) or a new error (refused). The other settings are probed over every
+    cell and sampled selections above."""
+    model = db.model(model_id)
+    only = set(model.info.enumerate)
+    seen_count = greyed = 0
+    for flat in deployment_selections(db, model_id):
+        sel = Selection.flat(model, flat)
+        res = resolve(db, sel, strict=False)
+        probed = probe_options(db, sel, res, only)
+        mine, errors = _seen(db, model, res), {d.rule for d in res.diagnostics
+                                                if d.severity.value == "error"}
+        for axis in res.axes:
+            if not axis.visible or axis.axis not in only:
+                continue
+            for option in axis.options:
+                if option.state != "enabled" or option.id == axis.value:
+                    continue
+                other = resolve(db, Selection.flat(model, {**_flat(res), axis.axis: option.id}),
+                                strict=False)
+                if other.picks.get(axis.axis) != option.id:
+                    continue
+                now = {d.rule for d in other.diagnostics if d.severity.value == "error"}
+                reason = probed.get(axis.axis, {}).get(option.id)
+                if reason == NO_EFFECT:
+                    assert _seen(db, model, other) == mine, (flat, axis.axis, option.id)
+                    greyed += 1
+                elif reason == REFUSED:
+                    assert now - errors, (flat, axis.axis, option.id)
+                    greyed += 1
+                else:
+                    assert _seen(db, model, other) != mine and now <= errors, \
+                        (flat, axis.axis, option.id)
+                seen_count += 1
+    assert seen_count > len(model.cells)
