@@ -43,6 +43,25 @@ def _flat(res) -> dict:
     return out
 
 
+def _errors(res) -> set[str]:
+    return {d.rule for d in res.diagnostics if d.severity.value == "error"}
+
+
+def _picked(db, model, res, axes, only=None):
+    """(setting, option, resolution) for every enabled option of ``axes`` (visible, not the
+    one picked, within ``only``) whose pick sticks, as the Playground makes the pick."""
+    for axis in axes:
+        if not axis.visible or (only is not None and axis.axis not in only):
+            continue
+        for option in axis.options:
+            if option.state != "enabled" or option.id == axis.value:
+                continue
+            other = resolve(db, Selection.flat(model, {**_flat(res), axis.axis: option.id}),
+                            strict=False)
+            if other.picks.get(axis.axis) == option.id:  # else it snapped to another option
+                yield axis.axis, option.id, other
+
+
 @pytest.mark.parametrize("model_id", MODELS)
 def test_every_option_left_enabled_changes_what_the_reader_sees(db, model_id):
     """Every cell and sampled selections: each enabled option of a visible setting, picked,
@@ -52,22 +71,12 @@ def test_every_option_left_enabled_changes_what_the_reader_sees(db, model_id):
     for flat in _selections(db, model_id):
         sel = Selection.flat(model, flat)
         res = resolve(db, sel, strict=False)
-        seen = _seen(db, model, res)
-        errors = {d.rule for d in res.diagnostics if d.severity.value == "error"}
-        for axis in with_probed(res, probe_options(db, sel, res)):
-            if not axis.visible:
-                continue
-            for option in axis.options:
-                if option.state != "enabled" or option.id == axis.value:
-                    continue
-                other = resolve(db, Selection.flat(model, {**_flat(res), axis.axis: option.id}),
-                                strict=False)
-                probed += 1
-                if other.picks.get(axis.axis) != option.id:
-                    continue  # it snapped: the reader sees another option picked
-                assert _seen(db, model, other) != seen, (flat, axis.axis, option.id)
-                assert {d.rule for d in other.diagnostics if d.severity.value == "error"} \
-                    <= errors, (flat, axis.axis, option.id)
+        seen, errors = _seen(db, model, res), _errors(res)
+        for axis, option, other in _picked(db, model, res,
+                                           with_probed(res, probe_options(db, sel, res))):
+            probed += 1
+            assert _seen(db, model, other) != seen, (flat, axis, option)
+            assert _errors(other) <= errors, (flat, axis, option)
     assert probed > 100 * len(model.cells) // 10
 
 
@@ -146,33 +155,20 @@ def test_over_every_enumerated_selection_the_enumerated_settings_have_an_effect_
     cell and sampled selections above."""
     model = db.model(model_id)
     only = set(model.info.enumerate)
-    seen_count = greyed = 0
+    seen_count = 0
     for flat in deployment_selections(db, model_id):
         sel = Selection.flat(model, flat)
         res = resolve(db, sel, strict=False)
         probed = probe_options(db, sel, res, only)
-        mine, errors = _seen(db, model, res), {d.rule for d in res.diagnostics
-                                                if d.severity.value == "error"}
-        for axis in res.axes:
-            if not axis.visible or axis.axis not in only:
-                continue
-            for option in axis.options:
-                if option.state != "enabled" or option.id == axis.value:
-                    continue
-                other = resolve(db, Selection.flat(model, {**_flat(res), axis.axis: option.id}),
-                                strict=False)
-                if other.picks.get(axis.axis) != option.id:
-                    continue
-                now = {d.rule for d in other.diagnostics if d.severity.value == "error"}
-                reason = probed.get(axis.axis, {}).get(option.id)
-                if reason == NO_EFFECT:
-                    assert _seen(db, model, other) == mine, (flat, axis.axis, option.id)
-                    greyed += 1
-                elif reason == REFUSED:
-                    assert now - errors, (flat, axis.axis, option.id)
-                    greyed += 1
-                else:
-                    assert _seen(db, model, other) != mine and now <= errors, \
-                        (flat, axis.axis, option.id)
-                seen_count += 1
+        mine, errors = _seen(db, model, res), _errors(res)
+        for axis, option, other in _picked(db, model, res, res.axes, only):
+            reason = probed.get(axis, {}).get(option)
+            if reason == NO_EFFECT:
+                assert _seen(db, model, other) == mine, (flat, axis, option)
+            elif reason == REFUSED:
+                assert _errors(other) - errors, (flat, axis, option)
+            else:
+                assert _seen(db, model, other) != mine and _errors(other) <= errors, \
+                    (flat, axis, option)
+            seen_count += 1
     assert seen_count > len(model.cells)
