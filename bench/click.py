@@ -108,6 +108,24 @@ def measure(base: str, rounds: int) -> dict:
     }
 
 
+@contextlib.contextmanager
+def served_site(prefix: str):
+    """Both languages built quietly into a scratch folder and served on loopback; yields the
+    base URL and removes the folder afterwards."""
+    from macros.build import build_site
+
+    # The build renames its scratch folder under .build/ into place: stay on that file system.
+    (ROOT / ".build").mkdir(exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=ROOT / ".build"))
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # stdout carries only the JSON
+            site = build_site(out=tmp / "site", quiet=True)
+        with serve(site) as base:
+            yield base
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2,
@@ -116,18 +134,8 @@ def main() -> int:
     if not CHROMIUM.exists():
         print(json.dumps({"skipped": "chromium not installed"}))
         return 0
-    from macros.build import build_site
-
-    # The build renames its scratch folder under .build/ into place: stay on that file system.
-    (ROOT / ".build").mkdir(exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="bench-click-", dir=ROOT / ".build"))
-    try:
-        with contextlib.redirect_stdout(sys.stderr):  # stdout carries only the JSON
-            site = build_site(out=tmp / "site", quiet=True)
-        with serve(site) as base:
-            result = measure(base, args.rounds)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with served_site("bench-click-") as base:
+        result = measure(base, args.rounds)
     print(json.dumps(result))
     return 0
 

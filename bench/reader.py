@@ -15,13 +15,10 @@ Usage: .venv/bin/python bench/reader.py
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # see click.py
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from helpers.browser import CHROMIUM, chromium, serve  # noqa: E402
+from helpers.browser import CHROMIUM, chromium  # noqa: E402
 
 
 def _click_module():
@@ -115,23 +112,15 @@ def main() -> int:
     if not CHROMIUM.exists():
         print(json.dumps({"skipped": "chromium not installed"}))
         return 0
-    from macros.build import build_site
     from macros.database import load_database
 
     models = list(load_database().models)
     pages = [p for m in models for p in (f"/models/{m}/", f"/ko/models/{m}/")]
-    (ROOT / ".build").mkdir(exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="bench-reader-", dir=ROOT / ".build"))
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            site = build_site(out=tmp / "site", quiet=True)
-        with serve(site) as base, chromium() as browser:
-            result = {"transfer_kb": transfer(browser, base, pages),
-                      "click_normal": clicks(browser, base, 1),
-                      "click_throttled_4x": clicks(browser, base, 4),
-                      "tasks": tasks(browser, base)}
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with _CLICK.served_site("bench-reader-") as base, chromium() as browser:
+        result = {"transfer_kb": transfer(browser, base, pages),
+                  "click_normal": clicks(browser, base, 1),
+                  "click_throttled_4x": clicks(browser, base, 4),
+                  "tasks": tasks(browser, base)}
     print(json.dumps(result))
     return 0
 

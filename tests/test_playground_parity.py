@@ -157,19 +157,25 @@ def test_js_matches_python_for_every_selection(db, model_id, js_results):
                              "the first ones:\n" + "\n".join(differences[:5]))
 
 
-def test_parity_catches_a_difference(db, model_id, tmp_path):
-    """The comparison is not vacuous: a cell changed in the export only makes JS and Python
-    disagree on that cell's command."""
-    model = db.model(model_id)
+def _js_on_first_cell(db, model_id, tmp_path, change) -> tuple[dict, dict]:
+    """The Playground's results for the model's first cell from an export ``change`` edited,
+    and that cell selection."""
     data = export_model(db, model_id, "en")
-    data["cells"][0]["flags"].append(["--served-model-name", ["parity-probe"]])
+    change(data)
     (tmp_path / "en.json").write_text(json.dumps(data), encoding="utf-8")
-    sel = dict(model.cells[0].match)
+    sel = dict(db.model(model_id).cells[0].match)
     (tmp_path / "sel.json").write_text(json.dumps([sel]), encoding="utf-8")
     subprocess.run([NODE, str(RUNNER), str(tmp_path / "en.json"), str(tmp_path / "en.json"),
                     str(tmp_path / "sel.json"), str(tmp_path / "out.json")],
                    check=True, capture_output=True, timeout=60)
-    got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0]
+    return json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0], sel
+
+
+def test_parity_catches_a_difference(db, model_id, tmp_path):
+    """The comparison is not vacuous: a cell changed in the export only makes JS and Python
+    disagree on that cell's command."""
+    got, sel = _js_on_first_cell(db, model_id, tmp_path, lambda data: data["cells"][0]["flags"]
+                                 .append(["--served-model-name", ["parity-probe"]]))
     assert "--served-model-name parity-probe" in got["command_en"]
     assert got["command_en"] != _expected(db, model_id, sel)["command_en"]
 
@@ -177,16 +183,8 @@ def test_parity_catches_a_difference(db, model_id, tmp_path):
 def test_parity_catches_a_difference_in_the_docker_line(db, model_id, tmp_path):
     """The run modes are compared too: a docker option added in the export only shows in the
     Playground's docker line, which then differs from Python's."""
-    model = db.model(model_id)
-    data = export_model(db, model_id, "en")
-    data["containers"]["shared"].append("--ulimit memlock=-1")
-    (tmp_path / "en.json").write_text(json.dumps(data), encoding="utf-8")
-    sel = dict(model.cells[0].match)
-    (tmp_path / "sel.json").write_text(json.dumps([sel]), encoding="utf-8")
-    subprocess.run([NODE, str(RUNNER), str(tmp_path / "en.json"), str(tmp_path / "en.json"),
-                    str(tmp_path / "sel.json"), str(tmp_path / "out.json")],
-                   check=True, capture_output=True, timeout=60)
-    got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"][0]
+    got, sel = _js_on_first_cell(db, model_id, tmp_path, lambda data: data["containers"]
+                                 ["shared"].append("--ulimit memlock=-1"))
     assert "  --ulimit memlock=-1 \\\n" in got["docker_en"]
     assert got["docker_en"] != _expected(db, model_id, sel)["docker_en"]
 
