@@ -30,6 +30,16 @@ of that output restores it before anything else. Every build also removes the sc
 builds whose process has died. While the build runs, SIGTERM raises ``Terminated`` so the
 scratch folder is removed like on any failure or Ctrl-C.
 
+Languages at once. With more than one CPU (``--jobs``, ``RECIPES_BUILD_JOBS``) the root site is
+built in this process while each other language is built by a forked worker in its own folder
+of the scratch (``lang-<lang>``), after the database and the engine are loaded once and shared;
+the worker's language is moved into the site when both are done, so the site is the same as one
+built language after language (a test compares them byte for byte), and so are the messages of
+a failure. A failure or interruption on either side ends the other: the worker is killed and
+reaped before the scratch is removed. A fork copies only the calling thread, so with other
+threads running (a test's web server, the live preview) the languages are built one after the
+other.
+
 The export file. ``recipes export --out FILE`` writes one file in an existing folder outside the
 project's sources and the recipes folder in use. An existing file is replaced only if it is a
 previous export (a JSON object with the export's top-level keys and an integer ``version``);
@@ -294,11 +304,12 @@ ENGINES = ("mkdocs", "zensical")
 
 
 def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False,
-               engine: str = "mkdocs") -> Path:
-    """Stage both languages, build them with ``engine`` in a scratch folder and swap the site
-    in as ``out``."""
+               engine: str = "mkdocs", jobs: int | None = None) -> Path:
+    """Stage both languages, build them with ``engine`` in a scratch folder (``jobs`` languages
+    at a time, see ``build_jobs``) and swap the site in as ``out``."""
     if engine not in ENGINES:
         raise _problem(Path(engine), f"is not a site engine ({', '.join(ENGINES)})")
+    jobs = build_jobs(jobs)
     root = Path(root).resolve()
     out = check_out_folder(out if out is not None else root / "site", root)
     # Next to the target so the swap stays on one file system.
@@ -316,7 +327,7 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False,
             raise BuildFailed(f"cannot make the scratch folder {scratch_root}: "
                               f"{exc.strerror}") from None
         _recover(scratch_root, out)
-        site = _build_both(root, scratch, quiet, engine)
+        site = _build_both(root, scratch, quiet, engine, jobs)
         (site / MARKER).write_text("Made by `recipes build`; the next build replaces this "
                                    "folder whole.\n", encoding="utf-8")
         try:
@@ -334,30 +345,169 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False,
     return out
 
 
-def _build_both(root: Path, scratch: Path, quiet: bool, engine: str) -> Path:
-    """Every language staged, built by ``engine`` and finished, in order (the root site first,
-    so no engine's cleaning of its output removes another language). Returns the site."""
+def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) -> Path:
+    """Every language staged, built by ``engine`` and finished (the root site first, so no
+    engine's cleaning of its output removes another language). With ``jobs`` > 1 the other
+    languages are built at the same time by forked workers, each in its own folder under the
+    scratch, and moved into the site once the root site is done. Returns the site."""
     from .stage import Stage, StageFailed
 
     try:
-        stage = Stage(root, scratch)
+        stage = Stage(root, scratch, engine_checks=engine == "mkdocs")
     except StageFailed as exc:
         raise BuildFailed(str(exc)) from None
-    for language in stage.languages:
-        started = time.perf_counter()
-        target = stage.site_dir(language)
-        if not quiet:
-            print(f"building {language.config_name} with {engine} → {target}", file=sys.stderr)
-        try:
-            stage.stage(language)
-        except StageFailed as exc:  # each line names its page (and line)
-            raise BuildFailed(str(exc)) from None
-        run = _mkdocs if engine == "mkdocs" else _zensical
-        run(stage.config_path(language), quiet, language.config_name)
-        stage.finish(language, engine)
-        if not quiet:
-            print(f"  done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    first, *others = stage.languages
+    if not others or not _may_fork(jobs):
+        for language in stage.languages:
+            _build_language(stage, language, quiet, engine)
+        return stage.site
+    _preload(engine)
+    workers: list[_Worker] = []
+    try:
+        forked, after = others[:jobs - 1], others[jobs - 1:]  # the parent builds one itself
+        for language in forked:
+            workers.append(_Worker.start(root, scratch / f"lang-{language.lang}", language,
+                                         quiet, engine))
+        _build_language(stage, first, quiet, engine)
+        for language in after:  # more languages than jobs: the rest one after the other
+            _build_language(stage, language, quiet, engine)
+        for worker, language in zip(workers, forked):
+            worker.wait()
+            os.rename(worker.site, stage.site_dir(language))
+    finally:
+        for worker in workers:
+            worker.stop()
     return stage.site
+
+
+def _build_language(stage, language, quiet: bool, engine: str) -> None:
+    from .stage import StageFailed
+
+    started = time.perf_counter()
+    target = stage.site_dir(language)
+    if not quiet:
+        print(f"building {language.config_name} with {engine} → {target}", file=sys.stderr)
+    try:
+        stage.stage(language)
+    except StageFailed as exc:  # each line names its page (and line)
+        raise BuildFailed(str(exc)) from None
+    run = _mkdocs if engine == "mkdocs" else _zensical
+    run(stage.config_path(language), quiet, language.config_name)
+    try:
+        stage.check_published(language)
+    except StageFailed as exc:
+        raise BuildFailed(str(exc)) from None
+    stage.finish(language, engine)
+    if not quiet:
+        print(f"  {language.config_name} done in {time.perf_counter() - started:.1f}s",
+              file=sys.stderr)
+
+
+def build_jobs(given: int | None = None) -> int:
+    """How many languages a build makes at once: ``given``, else ``RECIPES_BUILD_JOBS``, else
+    the number of CPUs this process may use."""
+    if given is not None:
+        return max(1, given)
+    value = os.environ.get("RECIPES_BUILD_JOBS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise BuildFailed(f"RECIPES_BUILD_JOBS={value!r} is not a whole number of at least 1")
+        return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+
+
+def _may_fork(jobs: int) -> bool:
+    """A fork copies only the calling thread: with other threads running (a test's server,
+    the live preview) a lock one of them holds would stay locked in the worker forever."""
+    return jobs > 1 and hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _preload(engine: str) -> None:
+    """What every language needs, loaded once before the fork so the workers share it: the
+    recipe database (a load error is reported by the root site's stage, as without workers)
+    and the engine's modules."""
+    from . import export, site  # noqa: F401
+    from .database import cached_database
+
+    try:
+        cached_database()
+    except RecipeError:
+        pass
+    if engine == "mkdocs":
+        import mkdocs.commands.build
+        import mkdocs.config  # noqa: F401
+
+
+class _Worker:
+    """One language built in a forked process. The worker's result comes back through a pipe:
+    nothing when it succeeded, else the message a build of that language alone would fail
+    with."""
+
+    def __init__(self, pid: int, fd: int, site: Path, name: str):
+        self.pid, self.fd, self.site = pid, fd, site  # pid 0 / fd None: reaped / closed
+        self.name = name  # the language's config, for messages
+
+    @classmethod
+    def start(cls, root: Path, work: Path, language, quiet: bool, engine: str) -> _Worker:
+        """Fork a worker that stages and builds ``language`` under ``work``."""
+        from .stage import Stage, StageFailed
+
+        read, write = os.pipe()
+        for stream in (sys.stdout, sys.stderr):  # or the worker would print it a second time
+            stream.flush()
+        pid = os.fork()
+        if pid:
+            os.close(write)
+            site = work / "stage" / "site"
+            return cls(pid, read, site / language.sub if language.sub else site,
+                       language.config_name)
+        os.close(read)
+        code, message = 1, ""
+        try:
+            stage = Stage(root, work, langs=(language.lang,), engine_checks=engine == "mkdocs")
+            _build_language(stage, stage.languages[0], quiet, engine)
+            code = 0
+        except (StageFailed, BuildFailed) as exc:
+            message = str(exc)
+        except BaseException as exc:  # Ctrl-C, SIGTERM or a bug: the parent reports it
+            message = f"{language.config_name}: {type(exc).__name__}: {exc}"
+        finally:
+            try:
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
+                data = message.encode("utf-8", "replace")
+                while data:
+                    data = data[os.write(write, data):]
+            finally:
+                os._exit(code)
+
+    def wait(self) -> None:
+        """Wait for the worker; raise its failure as the build's."""
+        chunks = []
+        while chunk := os.read(self.fd, 1 << 16):
+            chunks.append(chunk)
+        os.close(self.fd)
+        self.fd = None
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        message = b"".join(chunks).decode("utf-8", "replace")
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise BuildFailed(message or f"{self.name}: its build process ended without a "
+                              f"word (exit status {os.waitstatus_to_exitcode(status)})")
+
+    def stop(self) -> None:
+        """End a worker still running (the build failed or was interrupted) and reap it."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+            self.pid = 0
 
 
 def _mkdocs(config: Path, quiet: bool, name: str) -> None:

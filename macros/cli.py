@@ -339,7 +339,7 @@ def cmd_build(args) -> int:
 
     try:
         out = build_site(Path(args.out) if args.out else None, quiet=args.quiet,
-                         engine=args.engine)
+                         engine=args.engine, jobs=args.jobs)
     except BuildFailed as exc:
         print(f"error: build failed, the previous site is untouched: {exc}", file=sys.stderr)
         return EXIT_FINDINGS
@@ -403,6 +403,12 @@ def cmd_i18n_stamp(args) -> int:
         print(f"docs/ko/{uri}: source_hash set to {digest} (docs/en/{uri} as it is now, "
               f"kept in docs/translated-from/ko/{uri})")
     return EXIT_OK
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -482,6 +488,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--engine", choices=["mkdocs", "zensical"], default="mkdocs",
                    help="the site engine (default: mkdocs, MkDocs + Material; zensical needs "
                         "pip install -e '.[zensical]')")
+    s.add_argument("--jobs", type=_positive, metavar="N",
+                   help="languages built at the same time, each in its own process (default: "
+                        "RECIPES_BUILD_JOBS, else the number of CPUs; 1: one after the other)")
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("serve", help="serve one language with live reload while you edit "

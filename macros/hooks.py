@@ -1,10 +1,25 @@
-"""The one MkDocs hook the site keeps (the staged configs load it by path; Zensical has no
+"""The MkDocs hooks the site keeps (the staged configs load this file by path; Zensical has no
 hooks, and ``macros.stage`` does the same for its output): the 404 page of a language served
-from its own folder. Everything else a build adds (notices, fallbacks, exports, Markdown copies,
-llms.txt) is the stage's, so both engines get it. Must not write anything.
+from its own folder, and the two events around each page's conversion that let
+``macros.published`` judge the links and attribute lists MkDocs itself converted. Everything
+else a build adds (notices, fallbacks, exports, Markdown copies, llms.txt) is the stage's, so
+both engines get it. Must not write anything, and must not raise: the published findings are
+reported by the build after the engine ran.
 """
 
 from __future__ import annotations
+
+from macros import published  # the package, not a copy loaded by path: one set of records
+
+
+def on_page_markdown(markdown, page, config, files):
+    published.begin(config["docs_dir"], page.file.src_uri)
+    return markdown
+
+
+def on_page_content(html, page, config, files):
+    published.end(page.markdown)
+    return html
 
 
 def on_template_context(context, template_name, config):

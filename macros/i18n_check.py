@@ -296,44 +296,63 @@ def _attr_list_value(tag: str, written: str) -> str:
 
 class _Locator:
     """Where in the page a thing Markdown found was written: the first match after the
-    previous one (things come in page order), else the first anywhere, else nowhere."""
+    previous one (things come in page order), else the first anywhere, else nowhere. Needles
+    are literal text (``find``) or an attribute list as written (``find_attr_list``)."""
 
     def __init__(self, text: str):
         self.text, self.at, self.line = text, 0, _lines_of(text)
 
-    def find(self, patterns: list[re.Pattern]) -> int | None:
-        for pattern in patterns:
-            m = pattern.search(self.text, self.at) or pattern.search(self.text)
-            if m:
-                self.at = m.start() + 1
-                return self.line(m.start())
+    def _found(self, start: int) -> int:
+        self.at = start + 1
+        return self.line(start)
+
+    def find(self, needles: list[str]) -> int | None:
+        for needle in needles:
+            start = self.text.find(needle, self.at)
+            if start < 0:
+                start = self.text.find(needle)
+            if start >= 0:
+                return self._found(start)
+        return None
+
+    def find_attr_list(self, written: str) -> int | None:
+        """``{`` or ``{:``, spaces, then ``written`` and ``}``."""
+        needle = written + "}"
+        for begin in (self.at, 0):
+            i = self.text.find(needle, begin)
+            while i >= 0:
+                j = i
+                while j > 0 and self.text[j - 1] == " ":
+                    j -= 1
+                if j > 0 and self.text[j - 1] == ":":
+                    j -= 1
+                if j > 0 and self.text[j - 1] == "{" and j - 1 >= begin:
+                    return self._found(j - 1)
+                i = self.text.find(needle, i + 1)
         return None
 
 
-def _url_patterns(value: str) -> list[re.Pattern]:
+def _url_needles(value: str) -> list[str]:
     url = _url_text(value)
-    needles = [value, url, url.removeprefix("mailto:")]
-    return [re.compile(re.escape(n)) for n in dict.fromkeys(needles) if n]
+    return [n for n in dict.fromkeys([value, url, url.removeprefix("mailto:")]) if n]
 
 
-def _attr_list_pattern(written: str) -> list[re.Pattern]:
-    return [re.compile(r"\{:?[ ]*" + re.escape(written) + r"\}")]
-
-
-def _markdown_view(rendered: str, source: str) -> tuple[list[Item], list[tuple[int | None, str]]]:
-    """Link targets, images and attribute lists of ``rendered`` as contract items with their
-    lines in ``source``, and what breaks the rules for them, as (line, what)."""
-    seen = _seen(rendered)
+def _markdown_view(rendered: str, source: str, seen: _Seen | None = None
+                   ) -> tuple[list[Item], list[tuple[int | None, str]]]:
+    """Link targets, images and attribute lists of ``rendered`` (as ``seen`` recorded them
+    when given, else as converted here) as contract items with their lines in ``source``, and
+    what breaks the rules for them, as (line, what)."""
+    seen = seen if seen is not None else _seen(rendered)
     items, problems = [], []
     urls, lists = _Locator(source), _Locator(source)
     for kind, value in seen.urls:
-        line, url = urls.find(_url_patterns(value)), _url_text(value)
+        line, url = urls.find(_url_needles(value)), _url_text(value)
         items.append(Item(kind, url, line))
         problem = _scheme_problem(kind, url)
         if problem:
             problems.append((line, problem))
     for tag, written in seen.attr_lists:
-        line = lists.find(_attr_list_pattern(written))
+        line = lists.find_attr_list(written)
         shown = _show("{ " + written.strip() + " }")
         problems += [(line, p) for p in _attribute_problems(
             get_attrs_and_remainder(written)[0], ATTRIBUTES, f"attribute list {shown}")]
@@ -556,17 +575,19 @@ def page_problems(text: str, name: str, en_text: str | None = None,
     return sorted(page.problems + _anchorless(page, name), key=lambda f: f.line or 0)
 
 
-def published_problems(markdown: str, source: str, name: str) -> list[Finding]:
+def published_problems(markdown: str, source: str, name: str,
+                       seen: _Seen | None = None) -> list[Finding]:
     """The link and attribute rules applied to the Markdown a page's template produced (what
     the build converts), for anything the page's source did not show; lines are the source's
-    where the thing is written there."""
+    where the thing is written there. ``seen``: what the engine's own conversion of
+    ``markdown`` recorded (``macros.published``), so it is not converted again."""
     problems = []
     for _, _, info, _ in fences(markdown)[0]:
         found = _fence_problems(info)
         if found:
-            at = _Locator(source).find([re.compile(re.escape(info))])
+            at = _Locator(source).find([info])
             problems += [(at, p) for p in found]
-    problems += _markdown_view(markdown, source)[1]
+    problems += _markdown_view(markdown, source, seen)[1]
     return [Finding("error", name, line, what) for line, what in dict.fromkeys(problems)]
 
 

@@ -33,6 +33,8 @@ _WIDE = ((0x1100, 0x115F), (0x2E80, 0xA4CF), (0xAC00, 0xD7A3), (0xF900, 0xFAFF),
 
 
 def width(text: str) -> int:
+    if text.isascii():  # most lines: every character one column
+        return len(text)
     return sum(2 if any(lo <= ord(ch) <= hi for lo, hi in _WIDE) else 1 for ch in text)
 
 

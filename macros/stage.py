@@ -25,7 +25,7 @@ from types import SimpleNamespace
 import yaml
 from mkdocs.exceptions import ConfigurationError
 
-from . import i18n
+from . import i18n, published
 from .errors import RecipeError
 
 CONFIGS = ("mkdocs.yml", "mkdocs.ko.yml")  # the site's languages; the first is the root site
@@ -97,8 +97,13 @@ def _read_source(path: Path, name: str) -> str:
 class Stage:
     """The staged input of one build (or one live preview) of some of the site's languages."""
 
-    def __init__(self, root: Path, work: Path, langs: tuple[str, ...] | None = None):
+    def __init__(self, root: Path, work: Path, langs: tuple[str, ...] | None = None,
+                 engine_checks: bool = False):
+        """``engine_checks``: the engine is MkDocs in this process, and judges the links and
+        attribute lists of its own conversion (``macros.published``; ``check_published`` after
+        it ran) instead of the stage converting each rendered page a second time."""
         self.root, self.work = Path(root).resolve(), Path(work)
+        self.engine_checks = engine_checks
         self.dir = self.work / "stage"
         self.site = self.dir / "site"  # inside the stage: Zensical builds only below its config
         base = None
@@ -137,8 +142,12 @@ class Stage:
         # the pages arrive rendered: a macros plugin would render them a second time
         staged["plugins"] = [p for p in staged.get("plugins") or []
                              if p != "macros" and not (isinstance(p, dict) and "macros" in p)]
-        # MkDocs only (Zensical ignores hooks): the 404 page of a language in its own folder
+        # MkDocs only (Zensical ignores hooks): the 404 page of a language in its own folder,
+        # and the published check's events
         staged["hooks"] = [str(Path(__file__).with_name("hooks.py"))]
+        if self.engine_checks:
+            staged["markdown_extensions"] = [*(staged.get("markdown_extensions") or []),
+                                             published.NAME]
         return staged
 
     def language(self, lang: str) -> Language:
@@ -167,6 +176,7 @@ class Stage:
         staged_docs = self.dir / language.config["docs_dir"]
         if only is None:
             shutil.rmtree(staged_docs, ignore_errors=True)
+            published.forget(staged_docs)
         self.write_config(language)
         sources = self._sources(language)
         try:
@@ -186,7 +196,7 @@ class Stage:
                 shutil.copyfile(source, target)
                 continue
             try:
-                head, body = self._render(templates, language, uri, source)
+                head, body = self._render(templates, language, uri, source, staged_docs)
             except StageFailed as exc:
                 problems.append(str(exc))
                 continue
@@ -232,7 +242,8 @@ class Stage:
                     language.fallbacks.add(uri)
         return dict(sorted(found.items()))
 
-    def _render(self, templates, language: Language, uri: str, source: Path) -> tuple[str, str]:
+    def _render(self, templates, language: Language, uri: str, source: Path,
+                staged_docs: Path) -> tuple[str, str]:
         """A page's front matter and its body with macros rendered and its notice added."""
         from mkdocs.exceptions import PluginError
 
@@ -243,7 +254,10 @@ class Stage:
                                    file=SimpleNamespace(src_uri=uri, abs_src_path=str(source)))
             templates.check_source(page)
             body = templates.render(SimpleNamespace(page=page), body)
-            templates.check_rendered(page, body)
+            if not self.engine_checks:
+                templates.check_rendered(page, body)
+            elif templates.source is not None:
+                published.expect(staged_docs, uri, templates.page_name(page), templates.source)
             if language.lang != "en":
                 note = i18n.notice(uri, page.url, language.docs.parent, language.lang,
                                    templates.site.t)
@@ -258,6 +272,14 @@ class Stage:
         return head, body
 
     # -- after the engine ------------------------------------------------------------------
+
+    def check_published(self, language: Language) -> None:
+        """With ``engine_checks``: what the engine's conversion of the language's pages
+        publishes against the link and attribute rules (each line names its page and line)."""
+        if self.engine_checks:
+            found = published.problems(self.dir / language.config["docs_dir"])
+            if found:
+                raise StageFailed("\n".join(found))
 
     def title(self, language: Language, uri: str) -> str:
         if uri in language.titles:

@@ -389,6 +389,41 @@ def test_what_only_the_rendered_page_shows_fails_the_build_at_its_source_line(tm
     assert str(exc.value) == f"docs/en/page.md:3: {what}"
 
 
+@pytest.mark.parametrize("engine", ["mkdocs", "zensical"])
+@pytest.mark.parametrize("name,text,what", SMUGGLED, ids=[s[0] for s in SMUGGLED])
+def test_what_only_the_rendered_page_shows_fails_a_real_build_at_its_source_line(project, engine,
+                                                                                 name, text, what):
+    """MkDocs judges its own conversion (macros.published), Zensical the stage's: same words."""
+    from macros.build import BuildFailed, build_site
+
+    if engine == "zensical":
+        from test_engines import require_zensical
+
+        require_zensical()
+    page = project.root / "docs/en/smuggled.md"
+    page.write_text(f"# Page {{ #page }}\n\n{text}\n", encoding="utf-8")
+    try:
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=project.site, root=project.root, quiet=True, engine=engine)
+    finally:
+        page.unlink()
+    assert str(exc.value) == f"docs/en/smuggled.md:3: {what}"
+    assert site_files(project.site) == project.files
+
+
+def test_a_page_the_engine_never_converted_is_reported_not_passed(tmp_path):
+    from macros import published
+
+    published.expect(tmp_path, "page.md", "docs/en/page.md", "# Page\n")
+    published.begin(tmp_path, "other.md")
+    published.end("# Other\n")
+    assert published.problems(tmp_path) == [
+        "docs/en/page.md: the engine did not convert this page, so its links and attribute "
+        "lists were not checked"]
+    published.forget(tmp_path)
+    assert published.problems(tmp_path) == []
+
+
 # -- the notices: database text reaches the page as text
 
 @pytest.fixture(scope="module")
