@@ -36,18 +36,54 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
 
-_PEAK = ";import resource as _r; print('PEAK', _r.getrusage(_r.RUSAGE_SELF).ru_maxrss)"
+_PEAK = ("\nimport resource as _r; _s, _c = _r.getrusage(_r.RUSAGE_SELF), "
+         "_r.getrusage(_r.RUSAGE_CHILDREN); print('PEAK', _s.ru_maxrss, _c.ru_maxrss, "
+         "_s.ru_utime + _s.ru_stime + _c.ru_utime + _c.ru_stime)")
 
 
-def run_child(code: str, cwd: Path) -> tuple[float, int]:
-    """Run ``code`` in a fresh Python; return (wall seconds, that process's peak RSS in MiB)."""
+def _pss_kib(pid: int) -> int:
+    """A process's proportional set size: its private pages plus its share of shared ones."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:  # ended meanwhile
+        return 0
+    m = re.search(r"^Pss:\s+(\d+) kB", text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def run_child(code: str, cwd: Path, env: dict | None = None) -> dict:
+    """Run ``code`` in a fresh Python: its wall seconds; its peak RSS and the largest peak RSS
+    of the processes it forked (MiB, pages they share counted in each); the peak of the PSS
+    summed over it and its processes, sampled every 20 ms (MiB, shared pages counted once);
+    and the CPU seconds (user + system) of all of them."""
     start = time.perf_counter()
-    proc = subprocess.run([PY, "-c", code + _PEAK], cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.Popen([PY, "-c", code + _PEAK], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+    pss = 0
+    while proc.poll() is None:
+        pss = max(pss, sum(_pss_kib(p) for p in _tree(proc.pid)))
+        time.sleep(0.02)
+    out, err = proc.communicate()
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        raise SystemExit(f"benchmark step failed:\n{proc.stdout}\n{proc.stderr}")
-    peak_kib = int(re.search(r"^PEAK (\d+)$", proc.stdout, re.M).group(1))
-    return elapsed, peak_kib // 1024
+        raise SystemExit(f"benchmark step failed:\n{out}\n{err}")
+    m = re.search(r"^PEAK (\d+) (\d+) ([\d.]+)$", out, re.M)
+    return {"wall_s": elapsed, "peak_mib": int(m.group(1)) // 1024,
+            "worker_mib": int(m.group(2)) // 1024, "pss_mib": pss // 1024,
+            "cpu_s": float(m.group(3))}
 
 
 def _project(tmp: Path) -> Path:
@@ -89,7 +125,8 @@ def plain_material(root: Path, tmp: Path) -> Path:
     base["plugins"] = [p for p in base["plugins"] if not (isinstance(p, dict) and "macros" in p)]
     base["extra"].pop("alternate", None)
     base["strict"] = False
-    for name, lang, site in (("mkdocs.yml", "en", "site"), ("mkdocs.ko.yml", "ko", "site/ko")):
+    for name, lang, site in (("mkdocs.yml", "en", "site"), ("mkdocs.ko.yml", "ko", "site/ko"),
+                             ("mkdocs.ko-apart.yml", "ko", "site-ko")):
         cfg = json.loads(json.dumps(base))
         cfg["docs_dir"], cfg["site_dir"] = f"docs/{lang}", site
         cfg["theme"]["language"] = lang
@@ -102,20 +139,37 @@ def plain_material(root: Path, tmp: Path) -> Path:
 PLAIN_BUILD = ("from mkdocs.commands.build import build; from mkdocs.config import load_config;"
                "build(load_config('mkdocs.yml', strict=False));"
                "build(load_config('mkdocs.ko.yml', strict=False))")
+# The peer of a build with workers: both languages at once, Korean in a forked process (into a
+# folder of its own, since the English build empties its site folder first).
+PLAIN_AT_ONCE = ("import os; from mkdocs.commands.build import build;"
+                 "from mkdocs.config import load_config\n"
+                 "pid = os.fork()\n"
+                 "if pid == 0:\n build(load_config('mkdocs.ko-apart.yml', strict=False)); "
+                 "os._exit(0)\n"
+                 "build(load_config('mkdocs.yml', strict=False)); os.waitpid(pid, 0)\n")
+SEQUENTIAL = {"RECIPES_BUILD_JOBS": "1"}
 
 
 def bench_overhead(repeats: int) -> dict:
+    """Each variant ``repeats`` times, interleaved (so load changes hit all alike); medians."""
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         root = _project(tmp)
         run_child(BUILD, root)  # warm caches, and produce the expanded pages
         plain = plain_material(root, tmp)
-        ours, theirs = [], []
+        variants = {"ours": (BUILD, root, None), "ours_one_by_one": (BUILD, root, SEQUENTIAL),
+                    "plain": (PLAIN_BUILD, plain, None), "plain_at_once": (PLAIN_AT_ONCE, plain,
+                                                                          None)}
+        runs: dict[str, list[dict]] = {k: [] for k in variants}
         for _ in range(repeats):
-            ours.append(run_child(BUILD, root)[0])
-            theirs.append(run_child(PLAIN_BUILD, plain)[0])
-        a, b = statistics.median(ours), statistics.median(theirs)
-        return {"ours_s": a, "plain_s": b, "ratio": a / b}
+            for key, (code, cwd, env) in variants.items():
+                runs[key].append(run_child(code, cwd, env))
+        out = {}
+        for key, rows in runs.items():
+            out[key] = {m: statistics.median(r[m] for r in rows) for m in ("wall_s", "cpu_s")}
+        out["ratio"] = out["ours"]["wall_s"] / out["plain"]["wall_s"]
+        out["jobs"] = len(os.sched_getaffinity(0))
+        return out
 
 
 def _synthetic(root: Path, count: int) -> None:
@@ -139,8 +193,10 @@ def bench_models(sizes: list[int]) -> list[dict]:
         with tempfile.TemporaryDirectory() as t:
             root = _project(Path(t))
             _synthetic(root, n)
-            seconds, peak = run_child(BUILD, root)
-            rows.append({"models": n, "build_s": seconds, "peak_mib": peak})
+            r = run_child(BUILD, root)
+            rows.append({"models": n, "build_s": r["wall_s"], "peak_mib": r["peak_mib"],
+                         "worker_mib": r["worker_mib"], "pss_mib": r["pss_mib"],
+                         "cpu_s": r["cpu_s"]})
     return rows
 
 
@@ -338,12 +394,25 @@ def main() -> int:
     print()
     print("| measurement | value |")
     print("|---|---|")
-    print(f"| (a) two-language build, ours (median of {repeats}) | {a['ours_s']:.2f} s |")
-    print(f"| (a) same pages, plain Material | {a['plain_s']:.2f} s |")
-    print(f"| (a) overhead ratio | {a['ratio']:.2f} |")
+    ours, alone, plain, plain2 = a["ours"], a["ours_one_by_one"], a["plain"], a["plain_at_once"]
+    print(f"| (a) two-language build, ours, languages at once ({a['jobs']} CPUs; median of "
+          f"{repeats}) | {ours['wall_s']:.2f} s wall, {ours['cpu_s']:.2f} s CPU |")
+    print(f"| (a) ours, one language after the other (--jobs 1) | {alone['wall_s']:.2f} s wall, "
+          f"{alone['cpu_s']:.2f} s CPU |")
+    print(f"| (a) same pages, plain Material, one after the other | {plain['wall_s']:.2f} s wall, "
+          f"{plain['cpu_s']:.2f} s CPU |")
+    print(f"| (a) same pages, plain Material, both at once | {plain2['wall_s']:.2f} s wall, "
+          f"{plain2['cpu_s']:.2f} s CPU |")
+    print(f"| (a) ratio: `recipes build` / plain `mkdocs build` of both | {a['ratio']:.2f} |")
+    print(f"| (a) ratio like for like: at once / at once; one by one / one by one | "
+          f"{ours['wall_s'] / plain2['wall_s']:.2f}; {alone['wall_s'] / plain['wall_s']:.2f} |")
+    print(f"| (a) ratio of CPU time, ours / plain (one by one) | "
+          f"{alone['cpu_s'] / plain['cpu_s']:.2f} |")
     for row in b:
-        print(f"| (b) build with {row['models']} model(s) | {row['build_s']:.1f} s, peak "
-              f"{row['peak_mib']} MiB |")
+        print(f"| (b) build with {row['models']} model(s) | {row['build_s']:.1f} s, "
+              f"{row['cpu_s']:.1f} s CPU; peak memory {row['pss_mib']} MiB (PSS of the build and "
+              f"its worker); peak RSS {row['peak_mib']} MiB build, {row['worker_mib']} MiB "
+              "worker |")
     if len(b) >= 2:
         per = (b[-1]["build_s"] - b[0]["build_s"]) / (b[-1]["models"] - b[0]["models"])
         print(f"| (b) marginal cost per extra model | {per:.2f} s |")

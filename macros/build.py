@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import gc
 import json
 import logging
 import os
@@ -362,6 +363,9 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
             _build_language(stage, language, quiet, engine)
         return stage.site
     _preload(engine)
+    # Every object so far is shared with the workers; the collector writes to each object it
+    # scans, which would copy its page into both processes. Scan only what comes after.
+    gc.freeze()
     workers: list[_Worker] = []
     try:
         forked, after = others[:jobs - 1], others[jobs - 1:]  # the parent builds one itself
@@ -377,6 +381,7 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
     finally:
         for worker in workers:
             worker.stop()
+        gc.unfreeze()
     return stage.site
 
 

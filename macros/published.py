@@ -7,7 +7,7 @@ replaces attr_list's tree processor by the recording one and adds the URL record
 Markdown notes each attribute list it applies and each URL an element ends up with; the hooks
 (``macros/hooks.py``) open a page's record before MkDocs converts it and judge it right after.
 The stage says which pages to judge (``expect``: the staged folder, the page, its source file's
-name and text, for the lines); ``problems`` returns, after the engine ran, every finding of
+name and path; the source is read again only to give a finding its line); ``problems`` returns, after the engine ran, every finding of
 that folder's pages in page order. The live preview and Zensical keep the stage's own
 conversion (the preview must refuse a page before the engine writes it; Zensical runs
 elsewhere).
@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from markdown import Extension
 
-from .errors import Problem
+from .errors import Problem, RecipeError
+from .i18n import read_page
 from .i18n_check import _RecordingAttrList, _RecordingUrls, _Seen, published_problems
 
 NAME = "macros.published"  # what the staged config lists under markdown_extensions
@@ -33,7 +35,7 @@ NAME = "macros.published"  # what the staged config lists under markdown_extensi
 @dataclass
 class _Page:
     name: str  # the source file, as errors name it
-    source: str  # its text, where findings are located
+    path: Path  # the source file, where findings are located
     seen: _Seen | None = None
     findings: list[str] = field(default_factory=list)
 
@@ -51,9 +53,9 @@ def forget(docs_dir) -> None:
     _expected.pop(_key(docs_dir), None)
 
 
-def expect(docs_dir, uri: str, name: str, source: str) -> None:
-    """Judge ``uri`` when the engine converts it from ``docs_dir``."""
-    _expected.setdefault(_key(docs_dir), {})[uri] = _Page(name, source)
+def expect(docs_dir, uri: str, name: str, path: Path) -> None:
+    """Judge ``uri`` when the engine converts it from ``docs_dir``; ``path`` is its source."""
+    _expected.setdefault(_key(docs_dir), {})[uri] = _Page(name, Path(path))
 
 
 def begin(docs_dir, uri: str) -> None:
@@ -75,8 +77,14 @@ def end(markdown: str) -> None:
         page.findings = [f"{page.name}: the build's Markdown did not load {NAME}, so the "
                          "page's links and attribute lists were not checked"]
         return
-    page.findings = [str(Problem(f.file, f.line, f.col, f.message)) for f in
-                     published_problems(markdown, page.source, page.name, page.seen)]
+    found = published_problems(markdown, "", page.name, page.seen)
+    if found:  # again with the source, for the lines
+        try:
+            source = read_page(page.path, page.name)
+        except RecipeError:  # gone meanwhile: the findings without their lines
+            source = ""
+        found = published_problems(markdown, source, page.name, page.seen)
+    page.findings = [str(Problem(f.file, f.line, f.col, f.message)) for f in found]
 
 
 def problems(docs_dir) -> list[str]:

@@ -44,7 +44,10 @@ class Language:
     sub: str  # the site's folder under the output ("" for the root site)
     config: dict  # the staged config
     titles: dict[str, str]  # page uri -> its title in the nav
-    pages: dict[str, str] = field(default_factory=dict)  # uri -> staged Markdown (no front matter)
+    # uri -> (its first heading, the length of its front matter): what the Markdown copy and
+    # llms.txt need of a staged page, whose text is read back from its file (a catalogue's
+    # pages would otherwise stay in memory through the engine's run)
+    pages: dict[str, tuple[str | None, int]] = field(default_factory=dict)
     fallbacks: set[str] = field(default_factory=set)  # uris staged from the English folder
 
 
@@ -200,7 +203,8 @@ class Stage:
             except StageFailed as exc:
                 problems.append(str(exc))
                 continue
-            language.pages[uri] = body
+            m = _HEADING.search(body)
+            language.pages[uri] = (m.group(1) if m else None, len(head))
             target.write_text(head + body, encoding="utf-8")
         if problems:
             raise StageFailed("\n".join(problems))
@@ -257,7 +261,7 @@ class Stage:
             if not self.engine_checks:
                 templates.check_rendered(page, body)
             elif templates.source is not None:
-                published.expect(staged_docs, uri, templates.page_name(page), templates.source)
+                published.expect(staged_docs, uri, templates.page_name(page), source)
             if language.lang != "en":
                 note = i18n.notice(uri, page.url, language.docs.parent, language.lang,
                                    templates.site.t)
@@ -284,8 +288,7 @@ class Stage:
     def title(self, language: Language, uri: str) -> str:
         if uri in language.titles:
             return language.titles[uri]
-        m = _HEADING.search(language.pages.get(uri, ""))
-        return m.group(1) if m else uri
+        return (language.pages.get(uri) or (None,))[0] or uri
 
     def finish(self, language: Language, engine: str) -> None:
         """The post-build files of a language's site: Markdown copies and llms.txt."""
@@ -299,11 +302,13 @@ class Stage:
         pages = sorted(language.pages, key=lambda uri: (not uri.startswith("models/"), uri))
         sections = {"models/": "## Recipes", "": "## Guides and other pages"}
         current = None
+        staged = self.dir / config["docs_dir"]
         for uri in pages:
             target = copy_target(uri)
             out = site / target
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(language.pages[uri], encoding="utf-8")
+            text = (staged / uri).read_text(encoding="utf-8")
+            out.write_text(text[language.pages[uri][1]:], encoding="utf-8")
             section = "models/" if uri.startswith("models/") else ""
             if section != current:
                 lines += ["", sections[section], ""] if current is not None else \

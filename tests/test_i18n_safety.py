@@ -414,7 +414,7 @@ def test_what_only_the_rendered_page_shows_fails_a_real_build_at_its_source_line
 def test_a_page_the_engine_never_converted_is_reported_not_passed(tmp_path):
     from macros import published
 
-    published.expect(tmp_path, "page.md", "docs/en/page.md", "# Page\n")
+    published.expect(tmp_path, "page.md", "docs/en/page.md", tmp_path / "page.md")
     published.begin(tmp_path, "other.md")
     published.end("# Other\n")
     assert published.problems(tmp_path) == [
