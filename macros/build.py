@@ -74,6 +74,7 @@ EXPORT_MAX_BYTES = 64 << 20  # far above any export; bigger files are not read t
 # output <name> (no name: parked by builds from before this rule, which only ever built site/).
 _SCRATCH = re.compile(r"site-(?P<pid>\d+)-(?P<ms>\d+)(?P<old>-old(?:-(?P<name>.+))?)?")
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+_PR_SET_PDEATHSIG = 1
 
 
 class BuildFailed(Exception):
@@ -444,6 +445,18 @@ def _preload(engine: str) -> None:
         import mkdocs.config  # noqa: F401
 
 
+def _die_with(parent: int) -> None:
+    """A worker whose build is killed outright (SIGKILL, the OOM killer) must not go on
+    writing into a scratch folder the next build removes: Linux ends it with its parent."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return
+    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
 class _Worker:
     """One language built in a forked process. The worker's result comes back through a pipe:
     nothing when it succeeded, else the message a build of that language alone would fail
@@ -461,6 +474,7 @@ class _Worker:
         read, write = os.pipe()
         for stream in (sys.stdout, sys.stderr):  # or the worker would print it a second time
             stream.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid:
             os.close(write)
@@ -470,6 +484,7 @@ class _Worker:
         os.close(read)
         code, message = 1, ""
         try:
+            _die_with(parent)
             stage = Stage(root, work, langs=(language.lang,), engine_checks=engine == "mkdocs")
             _build_language(stage, stage.languages[0], quiet, engine)
             code = 0

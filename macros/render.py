@@ -8,6 +8,8 @@ anything about flags: that is ``resolve.py``.
 
 from __future__ import annotations
 
+import re
+
 from .database import Database, Model
 from .flags import env_text
 from .results import Diagnostic, Resolution, TextRef
@@ -32,10 +34,11 @@ _WIDE = ((0x1100, 0x115F), (0x2E80, 0xA4CF), (0xAC00, 0xD7A3), (0xF900, 0xFAFF),
          (0xFE30, 0xFE4F), (0xFF00, 0xFF60), (0xFFE0, 0xFFE6))
 
 
+_WIDE_CHARS = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _WIDE) + "]")
+
+
 def width(text: str) -> int:
-    if text.isascii():  # most lines: every character one column
-        return len(text)
-    return sum(2 if any(lo <= ord(ch) <= hi for lo, hi in _WIDE) else 1 for ch in text)
+    return len(text) + len(_WIDE_CHARS.findall(text))
 
 
 def wrap(line: str) -> list[str]:

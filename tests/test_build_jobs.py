@@ -159,3 +159,47 @@ def test_without_fork_the_languages_are_built_one_after_the_other(project, tmp_p
     site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
     assert (site / "ko" / "index.html").is_file()
     shutil.rmtree(site)
+
+
+SLOW_BUILD = """
+import os, sys, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from macros import build
+
+def slow(stage, language, quiet, engine):
+    print(os.getpid(), language.lang, flush=True)
+    time.sleep(120)
+build._build_language = slow
+build.build_site(out=Path({out!r}), root=Path({project!r}), quiet=True, jobs=2)
+"""
+
+
+def gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" in state  # ended, waiting for a parent to reap it
+
+
+def test_a_worker_ends_when_its_build_is_killed_outright(project, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = SLOW_BUILD.format(root=str(Path(build_module.__file__).parent.parent),
+                             out=str(tmp_path / "site"), project=str(project))
+    build = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = dict(reversed(build.stdout.readline().split()) for _ in range(2))
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+        deadline = time.monotonic() + 10
+        while not gone(int(pids["ko"])) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(int(pids["ko"]))
+    finally:
+        build.kill()
+        build.wait()
