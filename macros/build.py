@@ -378,7 +378,11 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
             _build_language(stage, language, quiet, engine)
         for worker, language in zip(workers, forked):
             worker.wait()
-            os.rename(worker.site, stage.site_dir(language))
+            try:
+                os.rename(worker.site, stage.site_dir(language))
+            except OSError as exc:  # e.g. the root site has a page where the language goes
+                raise BuildFailed(f"{language.config_name}: cannot move its site into "
+                                  f"{stage.site_dir(language)}: {exc.strerror}") from None
     finally:
         for worker in workers:
             worker.stop()

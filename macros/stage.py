@@ -112,6 +112,7 @@ class Stage:
         base = None
         self.languages: list[Language] = []
         every = []
+        self.subs: set[str] = set()  # the folders other languages take in the root site
         for name in CONFIGS:
             path = self.root / name
             try:
@@ -123,6 +124,8 @@ class Stage:
             every.append(lang)
             sub = Path(config["site_dir"]).relative_to(base["site_dir"]).as_posix()
             sub = "" if sub == "." else sub
+            if sub:
+                self.subs.add(sub.split("/")[0])
             if langs is not None and lang not in langs:
                 continue
             docs = (self.root / config["docs_dir"]).resolve()
@@ -230,6 +233,9 @@ class Stage:
                 problem = i18n.symlink_problem(path, language.docs)
                 if problem:
                     refused.append(f"{shown}: {problem}")
+                elif not language.sub and uri.split("/")[0] in self.subs:
+                    refused.append(f"{shown}: the folder {uri.split('/')[0]}/ of this site is "
+                                   "where another language's site goes; move the file")
                 elif language.docs != self.en_docs and uri.endswith(".md") \
                         and not (self.en_docs / uri).is_file():
                     refused.append(f"{shown}: has no English source page "

@@ -203,3 +203,18 @@ def test_a_worker_ends_when_its_build_is_killed_outright(project, tmp_path):
     finally:
         build.kill()
         build.wait()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_root_site_file_where_another_language_goes_is_refused_either_way(project, tmp_path,
+                                                                           jobs):
+    page = project / "docs/en/ko/index.md"
+    page.parent.mkdir()
+    page.write_text("# In the way { #in-the-way }\n", encoding="utf-8")
+    try:
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=tmp_path / "site", root=project, quiet=True, jobs=jobs)
+    finally:
+        shutil.rmtree(page.parent)
+    assert str(exc.value) == ("docs/en/ko/index.md: the folder ko/ of this site is where "
+                              "another language's site goes; move the file")
