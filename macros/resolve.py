@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Collection, Iterator
 
 from . import calculator, templates
 from .conditions import attr as _attr
@@ -48,7 +48,7 @@ class _State:
     avg_len: int | None
     toks: list[_Tok] = field(default_factory=list)
     env_items: list[tuple[str, str]] = field(default_factory=list)
-    hints: list[TextRef] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)  # hint text ids, in the order added
     nodes: int = 1
     not_applicable: list[str] = field(default_factory=list)
     _flag_cache: Any = None
@@ -185,27 +185,149 @@ def _resolve(db: Database, sel: Selection, strict: bool, shapes: bool,
     st, axis_states = _select(db, sel, strict)
     st.check_shape = shapes
     st.release = release
-    model = st.model
-    options = _option_index(model)
-    for axis in model.axes:
-        value = st.picks[axis.id]
-        if value is None:
-            continue
-        option, bound, edits = options[axis.id, value]
-        if bound:
-            bound = st._rules(("for", axis.id, value), bound)
-        if bound or edits:  # "inherit"/"auto"/"off" options change nothing
-            _apply_option(st, option, bound)
-    for t in st._rules("transforms", model.rules.transforms):
+    _compose(st, 0)
+    return _finish(st, axis_states)
+
+
+def _compose(st: _State, start: int) -> None:
+    """The option edits of the axes from index ``start`` on, in axis order, then the
+    transforms bound to no option."""
+    options = _option_index(st.model)
+    for axis in st.model.axes[start:]:
+        _edit_axis(st, options, axis)
+    for t in st._rules("transforms", st.model.rules.transforms):
         if t.for_ is None and t.when.holds(st) is True:
             _apply_edit(st, t.strip, t.add, t.env, t.strip_env, t.hints, t.insert_after, t.nodes)
-    return _finish(st, axis_states)
+
+
+def _edit_axis(st: _State, options, axis: Axis) -> None:
+    value = st.picks[axis.id]
+    if value is None:
+        return
+    option, bound, edits = options[axis.id, value]
+    if bound:
+        bound = st._rules(("for", axis.id, value), bound)
+    if bound or edits:  # "inherit"/"auto"/"off" options change nothing
+        _apply_option(st, option, bound)
 
 
 def axis_states(db: Database, sel: Selection) -> list[AxisState]:
     """Only the selection step of ``resolve`` (snapping, never raising): what each axis
     offers for this selection. Cheaper than a full resolve when no command is needed."""
     return _select(db, Selection(sel.model, sel.match, sel.picks), False)[1]
+
+
+def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = True
+         ) -> Iterator[tuple[dict[str, str], Resolution | None]]:
+    """On every cell, every selection that picks each enabled option of the ``branch`` axes
+    (as the cell and the earlier picks gate it; every other axis at its default), as a flat
+    mapping, with what ``resolve`` (strict) gives it when ``compose``. The selections of one
+    cell share a prefix of picks: the cell's start, the states of the axes picked so far and
+    the edits of options that read nothing picked later (``_prefix_safe``) are worked out once
+    per prefix, not once per selection."""
+    model = db.model(model_id)
+    deps, cache = _pick_memo(model)
+    safe, options, axes = _prefix_safe(model), _option_index(model), model.axes
+    for cell in model.cells:
+        match = _pick_cell(db, model, dict(cell.match), True)
+        picker = _cell_state(db, model, match, None, True)  # its command stays the cell's
+        composer = _cell_state(db, model, match, None, True)  # the edits made along the prefix
+        composer.picks = picker.picks
+        states: list[AxisState] = []
+
+        def take(i: int, wanted: str | None, upto: int) -> tuple[tuple, int]:
+            """Pick axis ``i`` and, while every edit before it is made, make its edit too;
+            the composer's state before it, and the first axis whose edit it now lacks."""
+            axis = axes[i]
+            state = _pick(picker, axis, wanted, True, deps, cache)
+            picker.picks[axis.id] = state.value
+            states.append(state)
+            saved = composer.toks, composer.env_items, composer.hints, composer.nodes
+            if compose and upto == i and safe.get((axis.id, state.value), True):
+                composer.hints = list(composer.hints)
+                _edit_axis(composer, options, axis)
+                upto = i + 1
+            return saved, upto
+
+        def undo(i: int, saved: tuple) -> None:
+            composer.toks, composer.env_items, composer.hints, composer.nodes = saved
+            states.pop()
+            del picker.picks[axes[i].id]
+
+        def down(i: int, flat: dict[str, str], upto: int):
+            """Pick the axes from ``i`` on; ``upto``: the first axis whose edit ``composer``
+            lacks. Each selection is handed on as soon as it is made: results kept for a
+            whole cell would set off the collector's full passes over every memo table."""
+            taken = []
+            while i < len(axes) and axes[i].id not in branch:
+                saved, upto = take(i, None, upto)
+                taken.append((i, saved))
+                i += 1
+            if i == len(axes):
+                yield flat, (_leaf(picker, composer, upto, states) if compose else None)
+            else:
+                axis = axes[i]
+                wanted: list[str | None] = [None]
+                state = _pick(picker, axis, None, True, deps, cache)
+                if state.visible:
+                    wanted = [o.id for o in state.options if o.state == "enabled"]
+                for w in wanted:
+                    saved, after = take(i, w, upto)
+                    yield from down(i + 1, flat if w is None else {**flat, axis.id: w}, after)
+                    undo(i, saved)
+            for at, saved in reversed(taken):
+                undo(at, saved)
+
+        yield from down(0, dict(match), 0)
+
+
+def _leaf(picker: _State, composer: _State, upto: int, states: list[AxisState]) -> Resolution:
+    """One selection of a walk: the edits ``composer`` made along its prefix, the rest of its
+    edits and its transforms, then the finish."""
+    st = _State(picker.db, picker.model, picker.cell, picker.cell_flag_map, picker.match,
+                dict(picker.picks), picker.avg_len, toks=composer.toks,
+                env_items=composer.env_items, hints=list(composer.hints), nodes=composer.nodes,
+                cell_key=picker.cell_key, cell_rules=picker.cell_rules)
+    _compose(st, upto)
+    return _finish(st, list(states))
+
+
+def _prefix_safe(model: Model) -> dict[tuple[str, str], bool]:
+    """(axis, option) → whether the option's edit (its own and its bound transforms') reads
+    only the cell, the command as edited so far and the picks of its own and earlier axes, so
+    every selection that shares those picks gets the same edit. A calculator's value reads the
+    whole command and the PD server every pick may decide: never safe."""
+    table = model.cache.get("prefix_safe")
+    if table is None:
+        at = {a.id: i for i, a in enumerate(model.axes)}
+
+        def known(key: str, i: int) -> bool:
+            return at[key] <= i if key in at else not key.startswith("calculator.")
+
+        def fills(name: str, i: int) -> bool:
+            if name.startswith("sel."):
+                return at.get(name[4:], len(at)) <= i
+            return name == "nodes" or name.startswith(("cell.", "hw.", "pd.ports."))
+
+        table = {}
+        for (axis_id, value), (option, bound, _) in _option_index(model).items():
+            keys = set().union(*(t.when.keys() for t in bound))
+            texts = [*option.add, *(a for t in bound for a in t.add)]
+            names = {n for text in texts for m in templates.TEMPLATE.finditer(text)
+                     for n in _expr_names(m.group(1))}
+            names |= {n for t in bound if t.nodes for n in _expr_names(t.nodes.strip("{} "))}
+            i = at[axis_id]
+            table[axis_id, value] = all(known(k, i) for k in keys) and \
+                all(fills(n, i) for n in names)
+        model.cache["prefix_safe"] = table
+    return table
+
+
+def _expr_names(text: str) -> set[str]:
+    try:
+        return templates.expr_names(templates.parse_expr(text))
+    except templates.ExprError:
+        return {"?"}  # unreadable: the edit's own error, raised where it is made
 
 
 def _where(match: dict[str, str]) -> str:
@@ -215,8 +337,34 @@ def _where(match: dict[str, str]) -> str:
 def _select(db, sel: Selection, strict):
     model = db.model(sel.model)
     picks = dict(sel.picks)
-    avg_len = sel.avg_len
-    match = _pick_cell(db, model, sel.match, strict)
+    st = _cell_state(db, model, _pick_cell(db, model, sel.match, strict), sel.avg_len, strict)
+    unknown = [k for k in picks if k not in model.axis_index]
+    if unknown:
+        raise SelectionError([Problem("<selection>", None, None,
+                                      f"unknown setting '{k}' "
+                                      f"({choices_hint(k, [*model.dimensions, *model.axis_index])})")
+                              for k in unknown])
+    # Pick every axis first (gates read the cell and earlier picks), then edit the command, so
+    # a transform may depend on any pick, earlier or later.
+    axis_states: list[AxisState] = []
+    deps, cache = _pick_memo(model)
+    for axis in model.axes:
+        state = _pick(st, axis, picks.get(axis.id), strict, deps, cache)
+        axis_states.append(state)
+        st.picks[axis.id] = state.value
+    if st.not_applicable:
+        applies = ", ".join(a.axis for a in axis_states if a.visible)
+        raise SelectionError([Problem("<selection>", None, None,
+                                      f"'{a}' does not apply to {_where(st.match)} with the "
+                                      f"other settings chosen (settings that apply: {applies})")
+                              for a in st.not_applicable])
+    return st, axis_states
+
+
+def _cell_state(db, model: Model, match: dict[str, str], avg_len: int | None,
+                strict: bool) -> _State:
+    """The command of a cell before anything is picked: its flags, env and nodes, the rules
+    that can hold for it, and the request length the calculators read."""
     key_of_cell = model.key(match)
     cell = model.cells[model.cell_index[key_of_cell]]
     rules = cell_rules(db, model, cell, key_of_cell)
@@ -239,41 +387,28 @@ def _select(db, sel: Selection, strict):
     st.toks = list(_cell_toks(model, key_of_cell))
     st.env_items = [(env_name(e), e.split("=", 1)[1]) for e in cell.env]
     st.nodes = cell.nodes
-    unknown = [k for k in picks if k not in model.axis_index]
-    if unknown:
-        raise SelectionError([Problem("<selection>", None, None,
-                                      f"unknown setting '{k}' "
-                                      f"({choices_hint(k, [*model.dimensions, *model.axis_index])})")
-                              for k in unknown])
-    # Pick every axis first (gates read the cell and earlier picks), then edit the command, so
-    # a transform may depend on any pick, earlier or later.
-    axis_states: list[AxisState] = []
-    deps = _axis_deps(model)
+    return st
+
+
+def _pick_memo(model: Model) -> tuple[dict, dict]:
     cache = model.cache.setdefault("picks", {})
     if len(cache) > 200_000:
         cache.clear()
-    picked = st.picks.get
-    for axis in model.axes:
-        wanted = picks.get(axis.id)
-        # An axis's state depends only on the cell and the picks its gates read: memoize.
-        key = (key_of_cell, axis.id, wanted, strict, tuple(map(picked, deps[axis.id])))
-        hit = cache.get(key)
-        if hit is None:
-            before = len(st.not_applicable)
-            state = _pick_axis(st, axis, wanted, strict)
-            hit = cache[key] = (state, len(st.not_applicable) > before)
-        elif hit[1]:
-            st.not_applicable.append(axis.id)
-        state = hit[0]
-        axis_states.append(state)
-        st.picks[axis.id] = state.value
-    if st.not_applicable:
-        applies = ", ".join(a.axis for a in axis_states if a.visible)
-        raise SelectionError([Problem("<selection>", None, None,
-                                      f"'{a}' does not apply to {_where(match)} with the "
-                                      f"other settings chosen (settings that apply: {applies})")
-                              for a in st.not_applicable])
-    return st, axis_states
+    return _axis_deps(model), cache
+
+
+def _pick(st: _State, axis: Axis, wanted: str | None, strict: bool, deps, cache) -> AxisState:
+    """The state of ``axis`` after the picks already in ``st``. It depends only on the cell
+    and the picks its gates read: memoized."""
+    key = (st.cell_key, axis.id, wanted, strict, tuple(map(st.picks.get, deps[axis.id])))
+    hit = cache.get(key)
+    if hit is None:
+        before = len(st.not_applicable)
+        state = _pick_axis(st, axis, wanted, strict)
+        hit = cache[key] = (state, len(st.not_applicable) > before)
+    elif hit[1]:
+        st.not_applicable.append(axis.id)
+    return hit[0]
 
 
 def _cell_toks(model: Model, key: tuple[str, ...]) -> tuple[_Tok, ...]:
@@ -474,15 +609,22 @@ def _gated(model: Model, ctx, axis_id: str, option: str) -> OptionState:
     hide, disable = _gate_index(model).get((axis_id, option), ((), ()))
     for g in hide:
         if g.when.holds(ctx) is True:
-            return OptionState(id=option, state="hidden")
+            return _interned(model, option, "hidden", None)
     for g in disable:
         if g.when.holds(ctx) is True:
-            return OptionState(id=option, state="disabled", reason=g.reason)
-    enabled = model.cache.setdefault("enabled_states", {})
-    state = enabled.get(option)
-    if state is None:
-        state = enabled[option] = OptionState(id=option, state="enabled")
-    return state
+            return _interned(model, option, "disabled", g.reason)
+    return _interned(model, option, "enabled", None)
+
+
+def _interned(model: Model, option: str, state: str, reason: str | None) -> OptionState:
+    """One frozen object per distinct state: the axis states memoized for every selection
+    hold them, and every object they hold is one more the collector walks."""
+    table = model.cache.setdefault("option_states", {})
+    hit = table.get((option, state, reason))
+    if hit is None:
+        hit = table[option, state, reason] = OptionState(id=option, state=state) \
+            if reason is None else OptionState(id=option, state=state, reason=reason)
+    return hit
 
 
 # --- composing -----------------------------------------------------------------------------
@@ -536,8 +678,8 @@ def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nod
     if env or strip_env:
         _edit_env(st, env, strip_env)
     for h in hints:
-        if all(ref.id != h for ref in st.hints):
-            st.hints.append(TextRef.model_construct(id=h, fields={}))
+        if h not in st.hints:
+            st.hints.append(h)
 
 
 def _filled(st: _State, text: str, fill):
@@ -645,7 +787,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         reason, value = st.calc_reason(calc), st.calc_value(calc)
         calculations.append(Calculation(
             id=calc.id, pins=calc.pins, value=calculator.fmt(value) if value is not None else None,
-            exact=value, reason=TextRef(id=reason) if reason else None))
+            exact=value, reason=_text(st.model, reason) if reason else None))
     router = None
     pd = st.pd
     if pd:
@@ -658,7 +800,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         hints.append(TextRef(id="ui.pd-banner", fields={
             **common, "role": "@" + info.pd.servers()[pd].label,
             "router_port": str(info.pd.router.port)}))
-    hints += [TextRef(id=h.id, fields=common) for h in st.hints]
+    hints += [_text(st.model, h, common) for h in st.hints]
     caveats = _caveats(st, calculations) + _migrated(st, rewrites, release)
     status = st.cell.status.value
     if status == "verified" and st.check_shape:
@@ -684,6 +826,28 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         sglang_span=st.db.releases.span(flags, release, info.branch_values),
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, composed),
         axes=axis_states)
+
+
+def _text(model: Model, text_id: str, fields: dict[str, str] | None = None) -> TextRef:
+    """One frozen TextRef per distinct text and fields, per model (``_shared``)."""
+    return _shared(model, TextRef, (text_id, None if fields is None else tuple(fields.items())),
+                   lambda: TextRef(id=text_id) if fields is None
+                   else TextRef(id=text_id, fields=fields))
+
+
+def _effective_value(model: Model, **fields) -> EffectiveValue:
+    return _shared(model, EffectiveValue, tuple(fields.items()), lambda: EffectiveValue(**fields))
+
+
+def _shared(model: Model, kind: type, key: tuple, build):
+    """The result object for ``key``, built once per model: the selections of a model repeat
+    the same few hints, texts and effective values, and every object built is validated and
+    then walked by the collector as long as a memo holds it."""
+    table = model.cache.setdefault("shared", {})
+    hit = table.get((kind, key))
+    if hit is None:
+        hit = table[kind, key] = build()
+    return hit
 
 
 def _verified_commands(st: _State) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -716,14 +880,14 @@ def _derived(st: _State, flags: list[str], env: list[str]) -> list[str] | None:
 def _caveats(st: _State, calculations: list[Calculation]) -> list[Caveat]:
     out: list[Caveat] = []
     if st.cell.redirect:
-        out.append(Caveat(kind="redirect", text=TextRef(id=st.cell.redirect)))
+        out.append(Caveat(kind="redirect", text=_text(st.model, st.cell.redirect)))
     if st.cell.warn:
-        out.append(Caveat(kind="warn", text=TextRef(id=st.cell.warn)))
+        out.append(Caveat(kind="warn", text=_text(st.model, st.cell.warn)))
     present = {t.flag.name: t for t in st.toks}
     for name, reason in st.cell.pins.items():
         tok = present.get(name)
         if tok is not None and tok.origin == "cell":
-            out.append(Caveat(kind="pin", text=TextRef(id=reason), flag=name))
+            out.append(Caveat(kind="pin", text=_text(st.model, reason), flag=name))
     out += [Caveat(kind="calculator", text=c.reason, flag=c.pins) for c in calculations if c.reason]
     return out
 
@@ -766,7 +930,7 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
         names = ([knob.flag] if knob.flag else []) + knob.also
         tok = next((present[n] for n in names if n in present), None)
         if forced is not None:
-            out.append(EffectiveValue(knob=knob.id, label=knob.label, value=forced.value,
+            out.append(_effective_value(st.model, knob=knob.id, label=knob.label, value=forced.value,
                                       value_text=forced.value_text, source=Source.forced,
                                       because=forced.because, flag=knob.flag))
             continue
@@ -776,14 +940,14 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
             value = next((f.value for f in flags if f.name == tok.flag.name), value) \
                 if value and is_placeholder(value) else value
             pinned = tok.origin == "cell" and tok.flag.name in st.cell.pins
-            out.append(EffectiveValue(
+            out.append(_effective_value(st.model,
                 knob=knob.id, label=knob.label, value=value,
                 source=Source.pinned if pinned else Source.explicit,
                 because=st.cell.pins.get(tok.flag.name) if pinned else None, flag=tok.flag.name))
             continue
         rule = next((r for r in candidates if r.when.holds(st) is True), None)
         if rule is not None:
-            out.append(EffectiveValue(knob=knob.id, label=knob.label, value=rule.value,
+            out.append(_effective_value(st.model, knob=knob.id, label=knob.label, value=rule.value,
                                       value_text=rule.value_text, source=Source(rule.source),
                                       because=rule.because, flag=knob.flag))
             continue
@@ -791,7 +955,7 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
         default = None if spec is None else spec.default
         if spec is not None and not spec.takes_value:
             default = "on" if default else "off"
-        out.append(EffectiveValue(knob=knob.id, label=knob.label,
+        out.append(_effective_value(st.model, knob=knob.id, label=knob.label,
                                   value=None if default is None else str(default),
                                   value_text=None if default is not None else "eff.value.unset",
                                   source=Source.default, because="eff.default", flag=knob.flag))
