@@ -107,14 +107,14 @@ class Op:
 
     def holds(self, actual: Any, ctx: Context) -> bool | None:
         n = self.name
-        if n == "eq":
-            return norm(actual) == self.normed
+        if n == "eq":  # the most evaluated test of all: a text compares as it is
+            return (actual if type(actual) is str else norm(actual)) == self.normed
+        if n == "in":
+            return (actual if type(actual) is str else norm(actual)) in self.normed
         if n == "ne":
             return norm(actual) != self.normed
         if n == "ieq":
             return norm(actual).lower() == self.normed
-        if n == "in":
-            return norm(actual) in self.normed
         if n == "not_in":
             return norm(actual) not in self.normed
         if n == "ne_var":
@@ -244,7 +244,13 @@ class Key(Node):
     path: Path = ()
 
     def holds(self, ctx: Context) -> bool | None:
-        return self.test.holds(ctx.value(self.key), ctx)
+        actual = ctx.value(self.key)
+        if actual is None:
+            return None
+        ops = self.test.ops
+        if len(ops) == 1:  # Test.holds, without a call: most tests have one operator
+            return ops[0].holds(actual, ctx)
+        return _and(op.holds(actual, ctx) for op in ops)
 
     def keys(self) -> set[str]:
         return {self.key} | self.test.reads()

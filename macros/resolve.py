@@ -228,6 +228,12 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
     model = db.model(model_id)
     deps, cache = _pick_memo(model)
     safe, options, axes = _prefix_safe(model), _option_index(model), model.axes
+    # The axes after the last branch axis: per selection, so picked in one step, memoized by
+    # the earlier picks they read (their edits are left to _leaf, which makes them anyway).
+    tail = max((i + 1 for i, a in enumerate(axes) if a.id in branch), default=0)
+    tail_deps = tuple(sorted({d for a in axes[tail:] for d in deps[a.id]}
+                             - {a.id for a in axes[tail:]}))
+    tails = model.cache.setdefault("tails", {})
     for cell in model.cells:
         match = _pick_cell(db, model, dict(cell.match), True)
         picker = _cell_state(db, model, match, None, True)  # its command stays the cell's
@@ -258,6 +264,9 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
             """Pick the axes from ``i`` on; ``upto``: the first axis whose edit ``composer``
             lacks. Each selection is handed on as soon as it is made: results kept for a
             whole cell would set off the collector's full passes over every memo table."""
+            if i == tail and i < len(axes):
+                yield flat, (_tail_leaf(i, upto) if compose else None)
+                return
             taken = []
             while i < len(axes) and axes[i].id not in branch:
                 saved, upto = take(i, None, upto)
@@ -277,6 +286,26 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
                     undo(i, saved)
             for at, saved in reversed(taken):
                 undo(at, saved)
+
+        def _tail_leaf(i: int, upto: int) -> Resolution:
+            key = (picker.cell_key, tuple(map(picker.picks.get, tail_deps)))
+            run = tails.get(key)
+            if run is None:
+                run = []
+                for axis in axes[i:]:
+                    state = _pick(picker, axis, None, True, deps, cache)
+                    picker.picks[axis.id] = state.value
+                    run.append(state)
+                run = tails[key] = tuple(run)
+            else:
+                for axis, state in zip(axes[i:], run):
+                    picker.picks[axis.id] = state.value
+            states.extend(run)
+            res = _leaf(picker, composer, upto, states)
+            del states[i:]
+            for axis in axes[i:]:
+                del picker.picks[axis.id]
+            return res
 
         yield from down(0, dict(match), 0)
 
@@ -698,6 +727,12 @@ def _splice(toks: list[_Tok], strip: set[str], new: list[Flag]) -> list[_Tok]:
     the rest go before --host/--port."""
     block = [f for f in new if f.name in strip]
     rest = [f for f in new if f.name not in strip]
+    present = {t.flag.name for t in toks}
+    if present.isdisjoint(strip) and present.isdisjoint([f.name for f in rest]):
+        # the common edit, nothing to take out or replace: the new flags go in as one block
+        at = next((i for i, t in enumerate(toks) if t.flag.name in ("--host", "--port")),
+                  len(toks))
+        return toks[:at] + [_Tok(f, "sel") for f in block + rest] + toks[at:]
     waiting: dict[str, list[int]] = {}
     for i, f in enumerate(rest):
         waiting.setdefault(f.name, []).append(i)
@@ -767,9 +802,10 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 
 def _filled_flag(flag: Flag, values: dict[str, str]) -> Flag:
-    if not any("{{" in v for v in flag.values):
-        return flag  # most flags hold no placeholder: the same flag, not a copy
-    return Flag(flag.name, tuple(_fill(v, values) for v in flag.values))
+    for v in flag.values:
+        if "{{" in v:
+            return Flag(flag.name, tuple(_fill(v, values) for v in flag.values))
+    return flag  # most flags hold no placeholder: the same flag, not a copy
 
 
 def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
@@ -778,10 +814,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     image_rule = _first_match(st._rules("docker_images", info.docker_images), st)
     image = image_rule.image
     release = st.release or st.db.releases.resolve(image_rule.sglang)
-    values = _placeholders(st, model_name)
-    composed = [_filled_flag(t.flag, values) for t in st.toks]
-    flags, rewrites = st.db.releases.migrate(composed, release)
-    env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
+    composed, flags, rewrites, env, span, changes, by_name = _command(st, model_name, release)
     calculations = []
     for calc in info.calculators:
         reason, value = st.calc_reason(calc), st.calc_value(calc)
@@ -791,6 +824,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     router = None
     pd = st.pd
     if pd:
+        values = _placeholders(st, model_name)
         router = [[Flag(f.name, tuple(_fill(v, values) for v in f.values))
                    for f in parse_flag_text(text)] for text in info.pd.router.flags]
     # Every hint may use {nodes} and {last_rank}; a field value "@id" is a text id.
@@ -803,17 +837,14 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     hints += [_text(st.model, h, common) for h in st.hints]
     caveats = _caveats(st, calculations) + _migrated(st, rewrites, release)
     status = st.cell.status.value
-    if status == "verified" and st.check_shape:
-        changes = _derived(st, [f.text() for f in flags], env)
-        if changes is not None:
-            status = "derived"
-            caveats.insert(0, Caveat(kind="derived", text=TextRef(
-                id="status.derived.caveat", fields={"changes": "; ".join(changes)})))
+    if changes is not None:
+        status = "derived"
+        caveats.insert(0, Caveat(kind="derived", text=TextRef(
+            id="status.derived.caveat", fields={"changes": "; ".join(changes)})))
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
-    diagnostics = check_state(st.db, st.model, st.match, known,
-                              {f.name: f.values for f in flags}, dict(st.env_items), st.cell,
-                              release)
+    diagnostics = check_state(st.db, st.model, st.match, known, by_name, dict(st.env_items),
+                              st.cell, release)
     return Resolution(
         model=st.model.id, hw=st.hw, match=dict(st.match), pd=pd,
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
@@ -823,9 +854,32 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,
         sglang=release,
-        sglang_span=st.db.releases.span(flags, release, info.branch_values),
+        sglang_span=span,
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, composed),
         axes=axis_states)
+
+
+def _command(st: _State, model_name: str, release: str) -> tuple:
+    """What depends only on the composed command, its cell, served name and release: the
+    flags with placeholders filled (``composed``), as the release spells them, the rewrites,
+    the env, the span of releases, what differs from the verified commands (None: nothing,
+    or the cell is not verified) and the flags by name. Once per distinct command: the
+    settings a command does not read (a cluster size without a preset, say) repeat it."""
+    memo = st.model.cache.setdefault("commands", {})
+    key = (st.cell_key, model_name, release, st.check_shape,
+           tuple([(t.flag.name, t.flag.values) for t in st.toks]), tuple(st.env_items))
+    hit = memo.get(key)
+    if hit is None:
+        values = _placeholders(st, model_name)
+        composed = [_filled_flag(t.flag, values) for t in st.toks]
+        flags, rewrites = st.db.releases.migrate(composed, release)
+        env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
+        span = st.db.releases.span(flags, release, st.model.info.branch_values)
+        changes = _derived(st, [f.text() for f in flags], env) \
+            if st.cell.status.value == "verified" and st.check_shape else None
+        hit = memo[key] = (composed, flags, rewrites, env, span, changes,
+                           {f.name: f.values for f in flags})
+    return hit
 
 
 def _text(model: Model, text_id: str, fields: dict[str, str] | None = None) -> TextRef:
@@ -911,52 +965,69 @@ def _migrated(st: _State, rewrites, release: str) -> list[Caveat]:
 
 
 def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
-    rules = st.model.rules
     present = {t.flag.name: t for t in st.toks}
-    catalog = st.db.catalog
     out: list[EffectiveValue] = []
-    by_knob = st.model.cache.get("effective_index")
-    if by_knob is None:
-        by_knob = {}
-        for r in rules.effective:
-            by_knob.setdefault(r.knob, []).append(r)
-        st.model.cache["effective_index"] = by_knob
-    for knob in st._rules("knobs", rules.knobs, lambda k: k.show_when):
+    for knob, forcing, rules, names, unset in _knob_plan(st):
         if knob.show_when.holds(st) is not True:
             continue
-        candidates = st._rules(("effective", knob.id), by_knob.get(knob.id, ()))
-        forced = next((r for r in candidates if r.override
-                       and r.when.holds(st) is True), None)
-        names = ([knob.flag] if knob.flag else []) + knob.also
-        tok = next((present[n] for n in names if n in present), None)
+        forced = next((r for r in forcing if r.when.holds(st) is True), None)
         if forced is not None:
-            out.append(_effective_value(st.model, knob=knob.id, label=knob.label, value=forced.value,
-                                      value_text=forced.value_text, source=Source.forced,
-                                      because=forced.because, flag=knob.flag))
+            out.append(_effective_value(st.model, knob=knob.id, label=knob.label,
+                                        value=forced.value, value_text=forced.value_text,
+                                        source=Source.forced, because=forced.because,
+                                        flag=knob.flag))
             continue
+        tok = next((present[n] for n in names if n in present), None)
         if tok is not None:
-            spec = catalog.lookup(tok.flag.name).spec
-            value = tok.flag.value if spec is None or spec.takes_value else "on"
-            value = next((f.value for f in flags if f.name == tok.flag.name), value) \
+            name = tok.flag.name
+            value = tok.flag.value if names[name] else "on"
+            value = next((f.value for f in flags if f.name == name), value) \
                 if value and is_placeholder(value) else value
-            pinned = tok.origin == "cell" and tok.flag.name in st.cell.pins
+            pinned = tok.origin == "cell" and name in st.cell.pins
             out.append(_effective_value(st.model,
                 knob=knob.id, label=knob.label, value=value,
                 source=Source.pinned if pinned else Source.explicit,
-                because=st.cell.pins.get(tok.flag.name) if pinned else None, flag=tok.flag.name))
+                because=st.cell.pins.get(name) if pinned else None, flag=name))
             continue
-        rule = next((r for r in candidates if r.when.holds(st) is True), None)
+        # an override rule that held would have forced the value: only the others can hold
+        rule = next((r for r in rules if r.when.holds(st) is True), None)
         if rule is not None:
-            out.append(_effective_value(st.model, knob=knob.id, label=knob.label, value=rule.value,
-                                      value_text=rule.value_text, source=Source(rule.source),
-                                      because=rule.because, flag=knob.flag))
+            out.append(_effective_value(st.model, knob=knob.id, label=knob.label,
+                                        value=rule.value, value_text=rule.value_text,
+                                        source=Source(rule.source), because=rule.because,
+                                        flag=knob.flag))
             continue
-        spec = catalog.flags.get(knob.flag) if knob.flag else None
-        default = None if spec is None else spec.default
-        if spec is not None and not spec.takes_value:
-            default = "on" if default else "off"
-        out.append(_effective_value(st.model, knob=knob.id, label=knob.label,
-                                  value=None if default is None else str(default),
-                                  value_text=None if default is not None else "eff.value.unset",
-                                  source=Source.default, because="eff.default", flag=knob.flag))
+        out.append(unset)
     return out
+
+
+def _knob_plan(st: _State) -> tuple:
+    """Per cell, for each knob that can show: the knob, its override rules and its other rules
+    that can hold for the cell (in file order), its flag names (each: does the flag take a
+    value), and what it shows when nothing sets it (the flag's default)."""
+    plans = st.model.cache.setdefault("knob_plans", {})
+    plan = plans.get(st.cell_key)
+    if plan is None:
+        by_knob: dict[str, list] = {}
+        for r in st.model.rules.effective:
+            by_knob.setdefault(r.knob, []).append(r)
+        catalog, plan = st.db.catalog, []
+        for knob in st._rules("knobs", st.model.rules.knobs, lambda k: k.show_when):
+            candidates = st._rules(("effective", knob.id), by_knob.get(knob.id, ()))
+            names = {}
+            for n in ([knob.flag] if knob.flag else []) + knob.also:
+                spec = catalog.lookup(n).spec
+                names.setdefault(n, spec is None or spec.takes_value)
+            spec = catalog.flags.get(knob.flag) if knob.flag else None
+            default = None if spec is None else spec.default
+            if spec is not None and not spec.takes_value:
+                default = "on" if default else "off"
+            unset = _effective_value(
+                st.model, knob=knob.id, label=knob.label,
+                value=None if default is None else str(default),
+                value_text=None if default is not None else "eff.value.unset",
+                source=Source.default, because="eff.default", flag=knob.flag)
+            plan.append((knob, tuple(r for r in candidates if r.override),
+                         tuple(r for r in candidates if not r.override), names, unset))
+        plan = plans[st.cell_key] = tuple(plan)
+    return plan
