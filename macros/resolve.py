@@ -871,7 +871,14 @@ def _command(st: _State, model_name: str, release: str) -> tuple:
     hit = memo.get(key)
     if hit is None:
         values = _placeholders(st, model_name)
-        composed = [_filled_flag(t.flag, values) for t in st.toks]
+        filled = st.model.cache.setdefault("filled_flags", {})
+        composed = []
+        for t in st.toks:  # a filled flag is shared by the commands of its served name
+            named = (model_name, t.flag.name, t.flag.values)
+            f = filled.get(named)
+            if f is None:
+                f = filled[named] = _filled_flag(t.flag, values)
+            composed.append(f)
         flags, rewrites = st.db.releases.migrate(composed, release)
         env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
         span = st.db.releases.span(flags, release, st.model.info.branch_values)

@@ -11,7 +11,7 @@ from macros.selection import Selection
 from macros import render
 from macros.check import check_text
 from macros.resolve import resolve
-from macros.selections import deployment_selections, sample_playground
+from macros.selections import deployment_selections, resolve_all, sample_playground
 
 from helpers.models import MODELS
 
@@ -36,11 +36,21 @@ def test_every_cell_is_reachable(db, model_id, selections):
     assert len(selections) >= len(model.cells)
 
 
+def test_resolve_all_gives_each_selection_what_resolve_gives_it(db, model_id, selections):
+    """The walk that composes every selection together hands each the resolution it gets on
+    its own, strict or snapped, in the order ``deployment_selections`` lists them."""
+    model = db.model(model_id)
+    walked = list(resolve_all(db, model_id))
+    assert [flat for flat, _ in walked] == selections
+    for flat, res in walked:
+        assert res == resolve(db, Selection.flat(model, flat)), flat
+        assert res == resolve(db, Selection.flat(model, flat), strict=False), flat
+
+
 def test_every_deployment_selection_checks_clean_and_round_trips(db, model_id, selections):
     model = db.model(model_id)
     failures = []
-    for sel in selections:
-        res = resolve(db, Selection.flat(model, sel))
+    for sel, res in resolve_all(db, model_id):
         errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
         printed = render.command_text(db, model, res, "en")
         # read back as the release it is written for parses it
