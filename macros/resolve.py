@@ -240,6 +240,7 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
         composer = _cell_state(db, model, match, None, True)  # the edits made along the prefix
         composer.picks = picker.picks
         states: list[AxisState] = []
+        seen: dict = {}  # this cell's results by what they read (_leaf)
 
         def take(i: int, wanted: str | None, upto: int) -> tuple[tuple, int]:
             """Pick axis ``i`` and, while every edit before it is made, make its edit too;
@@ -273,7 +274,7 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
                 taken.append((i, saved))
                 i += 1
             if i == len(axes):
-                yield flat, (_leaf(picker, composer, upto, states) if compose else None)
+                yield flat, (_leaf(picker, composer, upto, states, seen) if compose else None)
             else:
                 axis = axes[i]
                 wanted: list[str | None] = [None]
@@ -301,7 +302,7 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
                 for axis, state in zip(axes[i:], run):
                     picker.picks[axis.id] = state.value
             states.extend(run)
-            res = _leaf(picker, composer, upto, states)
+            res = _leaf(picker, composer, upto, states, seen)
             del states[i:]
             for axis in axes[i:]:
                 del picker.picks[axis.id]
@@ -310,15 +311,64 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
         yield from down(0, dict(match), 0)
 
 
-def _leaf(picker: _State, composer: _State, upto: int, states: list[AxisState]) -> Resolution:
+def _leaf(picker: _State, composer: _State, upto: int, states: list[AxisState],
+          seen: dict) -> Resolution:
     """One selection of a walk: the edits ``composer`` made along its prefix, the rest of its
-    edits and its transforms, then the finish."""
+    edits and its transforms, then the finish. What follows the composer's state reads only
+    the options of the axes from ``upto`` on, the picks those edits and the finish read
+    (``_option_reads``, ``_finish_reads``) and that state: a selection of the cell that agrees
+    on all of them (another cluster size where nothing reads it, say) differs only in its
+    picks and settings, so it takes the earlier one's result with its own (``seen``)."""
+    model, picks = picker.model, picker.picks
+    deferred = tuple([picks[a.id] for a in model.axes[upto:]])
+    read = _leaf_reads(model, upto, deferred)
+    key = (id(composer.toks), id(composer.env_items), tuple(composer.hints), composer.nodes,
+           upto, deferred, tuple(map(picks.get, read)))
+    hit = seen.get(key)
+    if hit is not None:
+        return hit[0].model_copy(update={"picks": dict(picks), "axes": list(states)})
     st = _State(picker.db, picker.model, picker.cell, picker.cell_flag_map, picker.match,
                 dict(picker.picks), picker.avg_len, toks=composer.toks,
                 env_items=composer.env_items, hints=list(composer.hints), nodes=composer.nodes,
                 cell_key=picker.cell_key, cell_rules=picker.cell_rules)
     _compose(st, upto)
-    return _finish(st, list(states))
+    # composed alike by other edits (a speculative method that adds nothing here, say): the
+    # finish reads the command, its env, hints and nodes, and the picks _finish_reads names
+    done = (tuple([(t.flag.name, t.flag.values, t.origin) for t in st.toks]),
+            tuple(st.env_items), tuple(st.hints), st.nodes,
+            tuple(map(picks.get, _leaf_reads(model, len(model.axes), ()))))
+    hit = seen.get(done)
+    if hit is not None:
+        res = hit[0].model_copy(update={"picks": dict(picks), "axes": list(states)})
+    else:
+        res = _finish(st, list(states))
+        seen[done] = (res,)
+    # the composer's lists are kept with the result, so no other list takes their ids
+    seen[key] = (res, composer.toks, composer.env_items)
+    while len(seen) > _SEEN:
+        del seen[next(iter(seen))]
+    return res
+
+
+# Results a walk keeps for the selections after them (_leaf): the alike ones are a few
+# selections apart (the options of the last axes vary fastest), and results kept longer
+# outlive the collector's young generations, whose full passes then cost more than they save.
+_SEEN = 16
+
+
+def _leaf_reads(model: Model, upto: int, deferred: tuple) -> tuple[str, ...]:
+    """The picks a walk's selection reads after its composer's state: those the finish reads
+    and those the deferred options' edits read (a calculator: the PD declaration's)."""
+    table = model.cache.setdefault("leaf_reads", {})
+    hit = table.get((upto, deferred))
+    if hit is None:
+        read, reads = set(_finish_reads(model)), _option_reads(model)
+        for axis, value in zip(model.axes[upto:], deferred):
+            if value is not None:
+                picks, opaque = reads[axis.id, value]
+                read |= picks | (_pd_reads(model) if opaque else set())
+        hit = table[upto, deferred] = tuple(sorted(read))
+    return hit
 
 
 def _prefix_safe(model: Model) -> dict[tuple[str, str], bool]:
@@ -329,27 +379,61 @@ def _prefix_safe(model: Model) -> dict[tuple[str, str], bool]:
     table = model.cache.get("prefix_safe")
     if table is None:
         at = {a.id: i for i, a in enumerate(model.axes)}
-
-        def known(key: str, i: int) -> bool:
-            return at[key] <= i if key in at else not key.startswith("calculator.")
-
-        def fills(name: str, i: int) -> bool:
-            if name.startswith("sel."):
-                return at.get(name[4:], len(at)) <= i
-            return name == "nodes" or name.startswith(("cell.", "hw.", "pd.ports."))
-
-        table = {}
-        for (axis_id, value), (option, bound, _) in _option_index(model).items():
-            keys = set().union(*(t.when.keys() for t in bound))
-            texts = [*option.add, *(a for t in bound for a in t.add)]
-            names = {n for text in texts for m in templates.TEMPLATE.finditer(text)
-                     for n in _expr_names(m.group(1))}
-            names |= {n for t in bound if t.nodes for n in _expr_names(t.nodes.strip("{} "))}
-            i = at[axis_id]
-            table[axis_id, value] = all(known(k, i) for k in keys) and \
-                all(fills(n, i) for n in names)
-        model.cache["prefix_safe"] = table
+        table = model.cache["prefix_safe"] = {
+            (axis_id, value): not opaque and all(at[p] <= at[axis_id] for p in picks)
+            for (axis_id, value), (picks, opaque) in _option_reads(model).items()}
     return table
+
+
+def _option_reads(model: Model) -> dict[tuple[str, str], tuple[frozenset[str], bool]]:
+    """(axis, option) → the picks its edit reads (conditions and templates of the option and
+    its bound transforms), and whether it reads a calculator or a name it cannot tell."""
+    table = model.cache.get("option_reads")
+    if table is None:
+        table = model.cache["option_reads"] = {
+            key: _reads(model, bound, option.add)
+            for key, (option, bound, _) in _option_index(model).items()}
+    return table
+
+
+def _reads(model: Model, rules, adds=()) -> tuple[frozenset[str], bool]:
+    """The picks ``rules`` (transforms, or any rules with a ``when``) and the templates of
+    their adds and node counts read, and whether they read a calculator (the whole command
+    and the PD server) or a name this cannot tell."""
+    keys = set().union(*(r.when.keys() for r in rules))
+    texts = [*adds, *(a for r in rules for a in getattr(r, "add", ()))]
+    names = {n for text in texts for m in templates.TEMPLATE.finditer(text)
+             for n in _expr_names(m.group(1))}
+    names |= {n for r in rules if getattr(r, "nodes", None)
+              for n in _expr_names(r.nodes.strip("{} "))}
+    picks = {k for k in keys if k in model.axis_index}
+    picks |= {n[4:] for n in names if n.startswith("sel.") and n[4:] in model.axis_index}
+    opaque = any(k.startswith("calculator.") for k in keys) or any(
+        not (n == "nodes" or n.startswith(("cell.", "hw.", "pd.ports."))
+             or (n.startswith("sel.") and n[4:] in model.axis_index)) for n in names)
+    return frozenset(picks), opaque
+
+
+def _finish_reads(model: Model) -> frozenset[str]:
+    """The picks what follows the option edits reads: the transforms bound to no option, the
+    calculators' rules, the knobs and effective rules, the served name and image rules, the
+    PD declaration (a calculator's value depends on it) and the checks."""
+    hit = model.cache.get("finish_reads")
+    if hit is None:
+        rules, info = model.rules, model.info
+        free = [t for t in rules.transforms if t.for_ is None]
+        picks, _ = _reads(model, [*free, *rules.calculator, *rules.effective, *info.model_names,
+                                  *info.docker_images, *rules.checks])
+        picks |= {k for knob in rules.knobs for k in knob.show_when.keys()
+                  if k in model.axis_index}
+        hit = model.cache["finish_reads"] = picks | _pd_reads(model)
+    return hit
+
+
+def _pd_reads(model: Model) -> frozenset[str]:
+    pd = model.info.pd
+    servers = pd.servers().values() if pd is not None else ()
+    return frozenset(k for s in servers for k in s.when.keys() if k in model.axis_index)
 
 
 def _expr_names(text: str) -> set[str]:
@@ -588,7 +672,7 @@ def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> Axis
     if not visible:
         if wanted is not None and strict:
             st.not_applicable.append(axis.id)
-        return AxisState(axis=axis.id, visible=False, value=None, options=states)
+        return _axis_state(st.model, axis.id, False, None, states)
     default = axis.default
     for rule in axis.default_by:
         if rule.when.holds(st) is True:
@@ -608,9 +692,22 @@ def _pick_axis(st: _State, axis: Axis, wanted: str | None, strict: bool) -> Axis
             raise SelectionError([Problem("<selection>", None, None,
                                           f"{why} (available: {', '.join(enabled) or 'none'})")])
         if not enabled:
-            return AxisState(axis=axis.id, visible=False, value=None, options=states)
+            return _axis_state(st.model, axis.id, False, None, states)
         value = default if by_id.get(default) and by_id[default].state == "enabled" else enabled[0]
-    return AxisState(axis=axis.id, visible=True, value=value, options=states)
+    return _axis_state(st.model, axis.id, True, value, states)
+
+
+def _axis_state(model: Model, axis_id: str, visible: bool, value: str | None,
+                options: list[OptionState]) -> AxisState:
+    """One frozen AxisState per distinct state, per model, as its options (``_interned``,
+    so one object each and their ids stand for them): the pick memo holds a state for every
+    combination of the picks its gates read, and most of them are alike."""
+    table = model.cache.setdefault("axis_states", {})
+    key = (axis_id, visible, value, tuple(map(id, options)))
+    hit = table.get(key)
+    if hit is None:
+        hit = table[key] = AxisState(axis=axis_id, visible=visible, value=value, options=options)
+    return hit
 
 
 def _gate_index(model: Model) -> dict[tuple[str, str], tuple[list, list]]:
@@ -863,30 +960,16 @@ def _command(st: _State, model_name: str, release: str) -> tuple:
     """What depends only on the composed command, its cell, served name and release: the
     flags with placeholders filled (``composed``), as the release spells them, the rewrites,
     the env, the span of releases, what differs from the verified commands (None: nothing,
-    or the cell is not verified) and the flags by name. Once per distinct command: the
-    settings a command does not read (a cluster size without a preset, say) repeat it."""
-    memo = st.model.cache.setdefault("commands", {})
-    key = (st.cell_key, model_name, release, st.check_shape,
-           tuple([(t.flag.name, t.flag.values) for t in st.toks]), tuple(st.env_items))
-    hit = memo.get(key)
-    if hit is None:
-        values = _placeholders(st, model_name)
-        filled = st.model.cache.setdefault("filled_flags", {})
-        composed = []
-        for t in st.toks:  # a filled flag is shared by the commands of its served name
-            named = (model_name, t.flag.name, t.flag.values)
-            f = filled.get(named)
-            if f is None:
-                f = filled[named] = _filled_flag(t.flag, values)
-            composed.append(f)
-        flags, rewrites = st.db.releases.migrate(composed, release)
-        env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
-        span = st.db.releases.span(flags, release, st.model.info.branch_values)
-        changes = _derived(st, [f.text() for f in flags], env) \
-            if st.cell.status.value == "verified" and st.check_shape else None
-        hit = memo[key] = (composed, flags, rewrites, env, span, changes,
-                           {f.name: f.values for f in flags})
-    return hit
+    or the cell is not verified) and the flags by name. Not memoized: a table of every
+    distinct command costs the collector more than the work it saves."""
+    values = _placeholders(st, model_name)
+    composed = [_filled_flag(t.flag, values) for t in st.toks]
+    flags, rewrites = st.db.releases.migrate(composed, release)
+    env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
+    span = st.db.releases.span(flags, release, st.model.info.branch_values)
+    changes = _derived(st, [f.text() for f in flags], env) \
+        if st.cell.status.value == "verified" and st.check_shape else None
+    return composed, flags, rewrites, env, span, changes, {f.name: f.values for f in flags}
 
 
 def _text(model: Model, text_id: str, fields: dict[str, str] | None = None) -> TextRef:
