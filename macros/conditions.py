@@ -207,10 +207,14 @@ class AnyOf(Node):
     path: Path = ()
 
     def holds(self, ctx: Context) -> bool | None:
-        results = [p.holds(ctx) for p in self.parts]
-        if any(r is True for r in results):
-            return True
-        return None if any(r is None for r in results) else False
+        out: bool | None = False
+        for part in self.parts:
+            r = part.holds(ctx)
+            if r is True:
+                return True
+            if r is None:
+                out = None
+        return out
 
     def keys(self) -> set[str]:
         return set().union(*(p.keys() for p in self.parts))
@@ -278,11 +282,14 @@ class Names(Node):
         present = _source(ctx, self.source)
         if present is None:
             return None
-        if self.mode == "all":
-            return all(n in present for n in self.names)
-        if self.mode == "none":
-            return not any(n in present for n in self.names)
-        return any(n in present for n in self.names)
+        mode = self.mode
+        for n in self.names:  # loops, not generators: conditions are read per selection
+            if n in present:
+                if mode != "all":
+                    return mode == "any"
+            elif mode == "all":
+                return False
+        return mode != "any"
 
     def json(self) -> list:
         return ["names", self.source, self.mode, list(self.names)]
@@ -303,9 +310,16 @@ class Tests(Node):
         if present is None:
             return None
         env = self.source == "env"
-        return _and(False if name not in present else
-                    test.holds(present[name] if env else _first(present[name]), ctx)
-                    for name, test in self.entries)
+        out: bool | None = True
+        for name, test in self.entries:
+            if name not in present:
+                return False
+            r = test.holds(present[name] if env else _first(present[name]), ctx)
+            if r is False:
+                return False
+            if r is None:
+                out = None
+        return out
 
     def keys(self) -> set[str]:
         return set().union(*(t.reads() for _, t in self.entries))

@@ -192,12 +192,26 @@ def _resolve(db: Database, sel: Selection, strict: bool, shapes: bool,
 def _compose(st: _State, start: int) -> None:
     """The option edits of the axes from index ``start`` on, in axis order, then the
     transforms bound to no option."""
-    options = _option_index(st.model)
+    options, (editing, free) = _option_index(st.model), _editing(st.model)
+    picks = st.picks
     for axis in st.model.axes[start:]:
-        _edit_axis(st, options, axis)
-    for t in st._rules("transforms", st.model.rules.transforms):
-        if t.for_ is None and t.when.holds(st) is True:
+        if (axis.id, picks[axis.id]) in editing:  # most picks are options that edit nothing
+            _edit_axis(st, options, axis)
+    for t in st._rules("free transforms", free):
+        if t.when.holds(st) is True:
             _apply_edit(st, t.strip, t.add, t.env, t.strip_env, t.hints, t.insert_after, t.nodes)
+
+
+def _editing(model: Model) -> tuple[frozenset, tuple]:
+    """The (axis, option) pairs whose pick may edit the command (its own edit or transforms
+    bound to it), and the transforms bound to no option, in file order."""
+    hit = model.cache.get("editing")
+    if hit is None:
+        hit = model.cache["editing"] = (
+            frozenset(k for k, (_, bound, edits) in _option_index(model).items()
+                      if bound or edits),
+            tuple(t for t in model.rules.transforms if t.for_ is None))
+    return hit
 
 
 def _edit_axis(st: _State, options, axis: Axis) -> None:
@@ -1060,14 +1074,22 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
     for knob, forcing, rules, names, unset in _knob_plan(st):
         if knob.show_when.holds(st) is not True:
             continue
-        forced = next((r for r in forcing if r.when.holds(st) is True), None)
+        forced = None
+        for r in forcing:
+            if r.when.holds(st) is True:
+                forced = r
+                break
         if forced is not None:
             out.append(_effective_value(st.model, knob=knob.id, label=knob.label,
                                         value=forced.value, value_text=forced.value_text,
                                         source=Source.forced, because=forced.because,
                                         flag=knob.flag))
             continue
-        tok = next((present[n] for n in names if n in present), None)
+        tok = None
+        for n in names:
+            tok = present.get(n)
+            if tok is not None:
+                break
         if tok is not None:
             name = tok.flag.name
             value = tok.flag.value if names[name] else "on"
@@ -1080,7 +1102,11 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
                 because=st.cell.pins.get(name) if pinned else None, flag=name))
             continue
         # an override rule that held would have forced the value: only the others can hold
-        rule = next((r for r in rules if r.when.holds(st) is True), None)
+        rule = None
+        for r in rules:
+            if r.when.holds(st) is True:
+                rule = r
+                break
         if rule is not None:
             out.append(_effective_value(st.model, knob=knob.id, label=knob.label,
                                         value=rule.value, value_text=rule.value_text,
