@@ -2,8 +2,10 @@
 
 Owns selection validation and snapping, option gating, the strip/splice edit of the cell's
 flags, the rule transforms, the calculators' pinned values, placeholder filling and the effective
-configuration. Every caller (CLI, macros, export, tests) goes through ``resolve``. Must not
-format text for readers (``render.py``) or parse shell text (``check.py``).
+configuration. Every caller (CLI, macros, export, tests) goes through ``resolve``, or through
+``walk`` for every selection of a model at once (``selections.resolve_all``): the same results,
+with the work the selections of a cell share done once. Must not format text for readers
+(``render.py``) or parse shell text (``check.py``).
 """
 
 from __future__ import annotations
@@ -280,7 +282,7 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
             lacks. Each selection is handed on as soon as it is made: results kept for a
             whole cell would set off the collector's full passes over every memo table."""
             if i == tail and i < len(axes):
-                yield flat, (_tail_leaf(i, upto) if compose else None)
+                yield flat, (tail_leaf(i, upto) if compose else None)
                 return
             taken = []
             while i < len(axes) and axes[i].id not in branch:
@@ -302,7 +304,8 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
             for at, saved in reversed(taken):
                 undo(at, saved)
 
-        def _tail_leaf(i: int, upto: int) -> Resolution:
+        def tail_leaf(i: int, upto: int) -> Resolution:
+            """Pick the axes after the last branch axis at once (memoized), then the leaf."""
             key = (picker.cell_key, tuple(map(picker.picks.get, tail_deps)))
             run = tails.get(key)
             if run is None:
@@ -994,6 +997,7 @@ def _text(model: Model, text_id: str, fields: dict[str, str] | None = None) -> T
 
 
 def _effective_value(model: Model, **fields) -> EffectiveValue:
+    """One frozen EffectiveValue per distinct value, per model (``_shared``)."""
     return _shared(model, EffectiveValue, tuple(fields.items()), lambda: EffectiveValue(**fields))
 
 
@@ -1096,8 +1100,8 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
             value = next((f.value for f in flags if f.name == name), value) \
                 if value and is_placeholder(value) else value
             pinned = tok.origin == "cell" and name in st.cell.pins
-            out.append(_effective_value(st.model,
-                knob=knob.id, label=knob.label, value=value,
+            out.append(_effective_value(
+                st.model, knob=knob.id, label=knob.label, value=value,
                 source=Source.pinned if pinned else Source.explicit,
                 because=st.cell.pins.get(name) if pinned else None, flag=name))
             continue
