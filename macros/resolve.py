@@ -531,14 +531,15 @@ def _pick(st: _State, axis: Axis, wanted: str | None, strict: bool, deps, cache)
     """The state of ``axis`` after the picks already in ``st``. It depends only on the cell
     and the picks its gates read: memoized."""
     key = (st.cell_key, axis.id, wanted, strict, tuple(map(st.picks.get, deps[axis.id])))
-    hit = cache.get(key)
-    if hit is None:
+    state = cache.get(key)
+    if state is None:
         before = len(st.not_applicable)
-        state = _pick_axis(st, axis, wanted, strict)
-        hit = cache[key] = (state, len(st.not_applicable) > before)
-    elif hit[1]:
+        state = cache[key] = _pick_axis(st, axis, wanted, strict)
+        if len(st.not_applicable) > before:
+            cache[key, "not applicable"] = True
+    elif (key, "not applicable") in cache:
         st.not_applicable.append(axis.id)
-    return hit[0]
+    return state
 
 
 def _cell_toks(model: Model, key: tuple[str, ...]) -> tuple[_Tok, ...]:
@@ -915,13 +916,6 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
-def _filled_flag(flag: Flag, values: dict[str, str]) -> Flag:
-    for v in flag.values:
-        if "{{" in v:
-            return Flag(flag.name, tuple(_fill(v, values) for v in flag.values))
-    return flag  # most flags hold no placeholder: the same flag, not a copy
-
-
 def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     info = st.model.info
     model_name = _first_match(st._rules("model_names", info.model_names), st).name
@@ -980,7 +974,14 @@ def _command(st: _State, model_name: str, release: str) -> tuple:
     or the cell is not verified) and the flags by name. Not memoized: a table of every
     distinct command costs the collector more than the work it saves."""
     values = _placeholders(st, model_name)
-    composed = [_filled_flag(t.flag, values) for t in st.toks]
+    composed = []
+    for t in st.toks:
+        f = t.flag
+        for v in f.values:
+            if "{{" in v:  # most flags hold no placeholder: the same flag, not a copy
+                f = Flag(f.name, tuple(_fill(x, values) for x in f.values))
+                break
+        composed.append(f)
     flags, rewrites = st.db.releases.migrate(composed, release)
     env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
     span = st.db.releases.span(flags, release, st.model.info.branch_values)
