@@ -4,8 +4,10 @@ Owns what "every reachable selection" means: every cell, times every enabled opt
 axis the model lists under ``enumerate`` in model.yaml, as the rules gate it after the picks of
 the axes before it (in the model's axis order; the others at their defaults). Playground cards
 beyond those are sampled, not enumerated (``sample_playground``), because their product is
-astronomically large. Selections are flat mappings (the cell's dimensions and the settings by
-id, as a URL hash has them); ``Selection.flat`` splits one.
+astronomically large. ``resolve_all`` hands every enumerated selection over with its
+resolution, worked out in one walk per model (``resolve.walk``) for those who resolve them all.
+Selections are flat mappings (the cell's dimensions and the settings by id, as a URL hash has
+them); ``Selection.flat`` splits one. Must not compose commands itself (``resolve.py``).
 """
 
 from __future__ import annotations
