@@ -460,7 +460,7 @@ def _check_state(db: Database, model: Model, match, picks, flags, env, cell, rel
     ctx = _CheckContext(db, model, match, picks, db.releases.legacy(flags), env, cell, "server",
                         {})
     return _catalog_diagnostics(db, model, flags, env, release) \
-        + _diagnostics(rule_findings(db, model, ctx, checks))
+        + _diagnostics(model, rule_findings(db, model, ctx, checks))
 
 
 def _catalog_diagnostics(db: Database, model: Model, flags, env, release) -> list[Diagnostic]:
@@ -473,15 +473,25 @@ def _catalog_diagnostics(db: Database, model: Model, flags, env, release) -> lis
                       flags=[(n, v) for n, v in flags.items()])
         catalog = db.catalog if release in (None, db.catalog.version) \
             else db.releases.catalog(release)
-        memo[key] = _diagnostics(catalog_findings(cmd, catalog, model_env(model),
+        memo[key] = _diagnostics(model, catalog_findings(cmd, catalog, model_env(model),
                                                   model_values(model)))
     return memo[key]
 
 
-def _diagnostics(findings: list[Finding]) -> list[Diagnostic]:
-    return [Diagnostic(severity=f.severity, rule=f.rule,
-                       message=TextRef(id=f.text_id or f.rule, fields=f.fields), flags=f.flags)
-            for f in findings]
+def _diagnostics(model: Model, findings: list[Finding]) -> list[Diagnostic]:
+    """The findings as results, one frozen object per distinct finding of a model: the memo
+    tables above hold them for every distinct command, and most commands share them."""
+    table = model.cache.setdefault("diagnostics", {})
+    out = []
+    for f in findings:
+        key = (f.severity, f.rule, f.text_id, tuple(f.fields.items()), tuple(f.flags))
+        hit = table.get(key)
+        if hit is None:
+            hit = table[key] = Diagnostic(
+                severity=f.severity, rule=f.rule,
+                message=TextRef(id=f.text_id or f.rule, fields=f.fields), flags=f.flags)
+        out.append(hit)
+    return out
 
 
 def _check_context(db: Database, model: Model, context: dict[str, str]) -> None:

@@ -107,14 +107,14 @@ class Op:
 
     def holds(self, actual: Any, ctx: Context) -> bool | None:
         n = self.name
-        if n == "eq":
-            return norm(actual) == self.normed
+        if n == "eq":  # the most evaluated test of all: a text compares as it is
+            return (actual if type(actual) is str else norm(actual)) == self.normed
+        if n == "in":
+            return (actual if type(actual) is str else norm(actual)) in self.normed
         if n == "ne":
             return norm(actual) != self.normed
         if n == "ieq":
             return norm(actual).lower() == self.normed
-        if n == "in":
-            return norm(actual) in self.normed
         if n == "not_in":
             return norm(actual) not in self.normed
         if n == "ne_var":
@@ -207,10 +207,14 @@ class AnyOf(Node):
     path: Path = ()
 
     def holds(self, ctx: Context) -> bool | None:
-        results = [p.holds(ctx) for p in self.parts]
-        if any(r is True for r in results):
-            return True
-        return None if any(r is None for r in results) else False
+        out: bool | None = False
+        for part in self.parts:
+            r = part.holds(ctx)
+            if r is True:
+                return True
+            if r is None:
+                out = None
+        return out
 
     def keys(self) -> set[str]:
         return set().union(*(p.keys() for p in self.parts))
@@ -244,7 +248,13 @@ class Key(Node):
     path: Path = ()
 
     def holds(self, ctx: Context) -> bool | None:
-        return self.test.holds(ctx.value(self.key), ctx)
+        actual = ctx.value(self.key)
+        if actual is None:
+            return None
+        ops = self.test.ops
+        if len(ops) == 1:  # Test.holds, without a call: most tests have one operator
+            return ops[0].holds(actual, ctx)
+        return _and(op.holds(actual, ctx) for op in ops)
 
     def keys(self) -> set[str]:
         return {self.key} | self.test.reads()
@@ -272,11 +282,14 @@ class Names(Node):
         present = _source(ctx, self.source)
         if present is None:
             return None
-        if self.mode == "all":
-            return all(n in present for n in self.names)
-        if self.mode == "none":
-            return not any(n in present for n in self.names)
-        return any(n in present for n in self.names)
+        mode = self.mode
+        for n in self.names:  # loops, not generators: conditions are read per selection
+            if n in present:
+                if mode != "all":
+                    return mode == "any"
+            elif mode == "all":
+                return False
+        return mode != "any"
 
     def json(self) -> list:
         return ["names", self.source, self.mode, list(self.names)]
@@ -297,9 +310,16 @@ class Tests(Node):
         if present is None:
             return None
         env = self.source == "env"
-        return _and(False if name not in present else
-                    test.holds(present[name] if env else _first(present[name]), ctx)
-                    for name, test in self.entries)
+        out: bool | None = True
+        for name, test in self.entries:
+            if name not in present:
+                return False
+            r = test.holds(present[name] if env else _first(present[name]), ctx)
+            if r is False:
+                return False
+            if r is None:
+                out = None
+        return out
 
     def keys(self) -> set[str]:
         return set().union(*(t.reads() for _, t in self.entries))

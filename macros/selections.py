@@ -1,10 +1,13 @@
 """Enumerating the reachable selections of a model, for tests, the benchmark and parity.
 
 Owns what "every reachable selection" means: every cell, times every enabled option of each
-axis the model lists under ``enumerate`` in model.yaml, as gated by the rules. Playground cards
+axis the model lists under ``enumerate`` in model.yaml, as the rules gate it after the picks of
+the axes before it (in the model's axis order; the others at their defaults). Playground cards
 beyond those are sampled, not enumerated (``sample_playground``), because their product is
-astronomically large. Selections are flat mappings (the cell's dimensions and the settings by
-id, as a URL hash has them); ``Selection.flat`` splits one.
+astronomically large. ``resolve_all`` hands every enumerated selection over with its
+resolution, worked out in one walk per model (``resolve.walk``) for those who resolve them all.
+Selections are flat mappings (the cell's dimensions and the settings by id, as a URL hash has
+them); ``Selection.flat`` splits one. Must not compose commands itself (``resolve.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import random
 from typing import Iterator
 
 from .database import Database
-from .resolve import axis_states, resolve
+from .resolve import axis_states, resolve, walk
+from .results import Resolution
 from .selection import Selection
 
 
@@ -25,23 +29,20 @@ def _enabled(states, axis: str) -> list[str]:
 def deployment_selections(db: Database, model_id: str, large_scale: bool = True) -> Iterator[dict]:
     """Every selection of the model's ``enumerate`` axes (model.yaml) on every cell; without
     ``large_scale`` only the overlays (the Deploy panel)."""
+    return (flat for flat, _ in walk(db, model_id, _axes(db, model_id, large_scale), False))
+
+
+def resolve_all(db: Database, model_id: str, large_scale: bool = True
+                ) -> Iterator[tuple[dict, Resolution]]:
+    """``deployment_selections`` with what ``resolve`` gives each (strict), composed together:
+    the work the selections of a cell share is done once (``resolve.walk``). What the tests,
+    the benchmark and the build use where they resolve every selection."""
+    return walk(db, model_id, _axes(db, model_id, large_scale))
+
+
+def _axes(db: Database, model_id: str, large_scale: bool) -> set[str]:
     model = db.model(model_id)
-    axes = [a for a in model.info.enumerate if large_scale or a in model.overlay_ids]
-    for cell in model.cells:
-        yield from _expand(db, model_id, dict(cell.match), {}, axes)
-
-
-def _expand(db, model_id, match, picks, axes) -> Iterator[dict]:
-    if not axes:
-        yield {**match, **picks}
-        return
-    axis, rest = axes[0], axes[1:]
-    options = _enabled(axis_states(db, Selection(model_id, match, picks)), axis)
-    if not options:
-        yield from _expand(db, model_id, match, picks, rest)
-        return
-    for option in options:
-        yield from _expand(db, model_id, match, {**picks, axis: option}, rest)
+    return {a for a in model.info.enumerate if large_scale or a in model.overlay_ids}
 
 
 def sample_playground(db: Database, model_id: str, count: int, seed: int = 7) -> list[dict]:

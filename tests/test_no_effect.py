@@ -15,7 +15,7 @@ from macros import render
 from macros.effects import NO_EFFECT, REFUSED, probe_options, with_probed
 from macros.resolve import resolve
 from macros.selection import Selection
-from macros.selections import deployment_selections, sample_playground
+from macros.selections import resolve_all, sample_playground
 from test_playground_parity import NODE, ROOT, _export
 
 SAMPLED = 60
@@ -156,10 +156,8 @@ def test_over_every_enumerated_selection_the_enumerated_settings_have_an_effect_
     model = db.model(model_id)
     only = set(model.info.enumerate)
     seen_count = 0
-    for flat in deployment_selections(db, model_id):
-        sel = Selection.flat(model, flat)
-        res = resolve(db, sel, strict=False)
-        probed = probe_options(db, sel, res, only)
+    for flat, res in resolve_all(db, model_id):
+        probed = probe_options(db, Selection.flat(model, flat), res, only)
         mine, errors = _seen(db, model, res), _errors(res)
         for axis, option, other in _picked(db, model, res, res.axes, only):
             reason = probed.get(axis, {}).get(option)

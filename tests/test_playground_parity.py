@@ -22,7 +22,7 @@ from macros import render, runmodes
 from macros.export import export_model
 from macros.resolve import resolve
 from macros.selection import Selection
-from macros.selections import deployment_selections, sample_playground
+from macros.selections import deployment_selections, resolve_all, sample_playground
 
 from helpers.models import MODELS
 
@@ -43,9 +43,11 @@ def _export(db, model_id: str, lang: str, path: Path) -> Path:
     return path
 
 
-def _expected(db, model_id: str, selection: dict) -> dict:
+def _expected(db, model_id: str, selection: dict, res=None) -> dict:
+    """What the Playground must show for ``selection``: ``res``, or its snapped resolution."""
     model = db.model(model_id)
-    res = resolve(db, Selection.flat(model, selection), strict=False)
+    if res is None:
+        res = resolve(db, Selection.flat(model, selection), strict=False)
     return {
         "match": res.match, "pd": res.pd,
         "picks": {k: v for k, v in res.picks.items() if v is not None},
@@ -134,14 +136,20 @@ KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "docker_en
         "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
 
 
-def test_js_matches_python_for_every_selection(db, model_id, js_results):
+def test_js_matches_python_for_every_selection(db, model_id, selections, js_results):
     batch, results = js_results
     assert len(results) == len(batch)
     started = time.perf_counter()
     differences: list[str] = []
     compared = 0
-    for selection, got in zip(batch, results):
-        want = _expected(db, model_id, selection)
+    # the deployment selections lead the batch, in the order the walk resolves them
+    walked = resolve_all(db, model_id)
+    for i, (selection, got) in enumerate(zip(batch, results)):
+        res = None
+        if i < len(selections[0]):
+            flat, res = next(walked)
+            assert flat == selection
+        want = _expected(db, model_id, selection, res)
         compared += 1
         if "error" in got:
             differences.append(f"{selection}\n  js raised: {got['error'].splitlines()[0]}")

@@ -20,16 +20,14 @@ from macros.errors import RecipeError
 from macros.flags import Flag
 from macros.resolve import resolve
 from macros.selection import Selection
-from macros.selections import deployment_selections
+from macros.selections import resolve_all
 from macros.site import MacroError, Site, expiring
 
 DEPRECATED = "--enable-dp-attention"
 
 
 def _printed(db, model_id):
-    model = db.model(model_id)
-    for sel in deployment_selections(db, model_id):
-        yield resolve(db, Selection.flat(model, sel), strict=False)
+    return (res for _, res in resolve_all(db, model_id))
 
 
 def _migration(db):
