@@ -843,12 +843,16 @@ class PageTemplates:
         except RecipeError as exc:
             self.pending = [str(p) for p in exc.problems]
 
-    def page_done(self) -> None:
+    def page_done(self, uri: str | None = None) -> None:
         """Forget the models' memo tables (resolve.py, check.py): they serve the selections of
         one page, and a build goes on through every model's pages, so keeping them would grow
-        with the catalogue."""
-        for model in self.site.db.models.values():
-            model.cache.clear()
+        with the catalogue. Kept: the tables of the model the page ``uri`` belongs to
+        (``models/<id>.md``, ``models/<id>/…``), whose pages come one after the other."""
+        parts = (uri or "").removesuffix(".md").split("/")
+        keep = parts[1] if len(parts) > 1 and parts[0] == "models" else None
+        for model_id, model in self.site.db.models.items():
+            if model_id != keep:
+                model.cache.clear()
 
     def check_rendered(self, page, markdown: str) -> None:
         """Refuse a link or attribute the rendered page would publish against the rules, for

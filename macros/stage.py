@@ -277,7 +277,7 @@ class Stage:
         except RecipeError as exc:
             raise StageFailed("\n".join(str(p) for p in exc.problems)) from None
         finally:
-            templates.page_done()
+            templates.page_done(uri)
         # a fallback page is English text in the Korean site: its front matter stays English's
         return head, body
 

@@ -1,6 +1,7 @@
 """What the engine keeps between calls, and for how long: the rules a cell can never meet are
 left out for it without changing any result, a page resolves a selection once however many of
-its macros show it, and a build keeps no model's memo tables past the page that filled them."""
+its macros show it, and a build keeps a model's memo tables only while it builds that model's
+pages."""
 
 from __future__ import annotations
 
@@ -82,3 +83,21 @@ def test_a_built_page_leaves_no_memo_table_of_any_model(tmp_path, model_id):
     pages.page_done()  # what the stage does after every page
     assert {m: dict(database.model(m).cache) for m in database.models} == \
         {m: {} for m in database.models}
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_model_page_keeps_only_its_own_models_tables_for_the_next_page(tmp_path, model_id):
+    """A model's pages come one after the other (models/<id>.md, models/<id>/commands.md): its
+    tables serve the next one; any other page drops them."""
+    database = load_database()
+    text = "# Page { #page }\n\n" + "\n\n".join(
+        _first_cell_call(database, m, "command") for m in database.models) + "\n"
+    pages, page = _page(tmp_path, database, text)
+    pages.render(SimpleNamespace(page=page), text)
+    assert all(database.model(m).cache for m in database.models)
+    pages.page_done(f"models/{model_id}.md")
+    assert {m for m in database.models if database.model(m).cache} == {model_id}
+    pages.page_done(f"models/{model_id}/commands.md")
+    assert {m for m in database.models if database.model(m).cache} == {model_id}
+    pages.page_done("guides/translate.md")
+    assert not any(database.model(m).cache for m in database.models)
