@@ -1,8 +1,11 @@
 """Benchmarks for the docs team (`make bench`), printed as a table. Not part of the tests.
 
 (a) full two-language build against a plain Material build of the same pages with every macro
-    already expanded (the overhead ratio; same run, several repeats, median);
-(b) build time and peak memory for synthetic databases of 1, 10 and 50 models;
+    already expanded (the overhead ratio; same run, several repeats interleaved, median): ours as
+    `recipes build` runs (languages at once) and with --jobs 1, plain Material one language
+    after the other and both at once, wall and CPU seconds;
+(b) build time, CPU time and peak memory for synthetic databases of 1, 10 and 50 models (the
+    PSS of the build and its worker summed, sampled every 20 ms, and each one's peak RSS);
 (c) time to resolve and check every reachable selection of each model in recipes/, and
     selections per second per model and over the whole catalogue: in one walk that enumerates
     and resolves together (``selections.resolve_all``, what the tests use), and one
