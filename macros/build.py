@@ -367,25 +367,33 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
     # Every object so far is shared with the workers; the collector writes to each object it
     # scans, which would copy its page into both processes. Scan only what comes after.
     gc.freeze()
+    # An ignored SIGCHLD (inherited from whatever started us) reaps children by itself, and
+    # waitpid would find no worker to report on.
+    chld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     workers: list[_Worker] = []
     try:
         forked, after = others[:jobs - 1], others[jobs - 1:]  # the parent builds one itself
         for language in forked:
-            workers.append(_Worker.start(root, scratch / f"lang-{language.lang}", language,
-                                         quiet, engine))
+            workers.append(_Worker(language, scratch / f"lang-{language.lang}"))
+            workers[-1].start(root, quiet, engine)
         _build_language(stage, first, quiet, engine)
         for language in after:  # more languages than jobs: the rest one after the other
             _build_language(stage, language, quiet, engine)
         for worker, language in zip(workers, forked):
             worker.wait()
+            target = stage.site_dir(language)
+            # Built one after the other, the language's engine would empty its folder first
+            # (the root site's theme files can land there): the same here.
+            shutil.rmtree(target, ignore_errors=True)
             try:
-                os.rename(worker.site, stage.site_dir(language))
-            except OSError as exc:  # e.g. the root site has a page where the language goes
+                os.rename(worker.site, target)
+            except OSError as exc:
                 raise BuildFailed(f"{language.config_name}: cannot move its site into "
-                                  f"{stage.site_dir(language)}: {exc.strerror}") from None
+                                  f"{target}: {exc.strerror}") from None
     finally:
         for worker in workers:
             worker.stop()
+        signal.signal(signal.SIGCHLD, chld)
         gc.unfreeze()
     return stage.site
 
@@ -464,38 +472,52 @@ def _die_with(parent: int) -> None:
 class _Worker:
     """One language built in a forked process. The worker's result comes back through a pipe:
     nothing when it succeeded, else the message a build of that language alone would fail
-    with."""
+    with. Made before the fork and listed by the caller, so a failure at any point after it
+    still finds the worker to stop."""
 
-    def __init__(self, pid: int, fd: int, site: Path, name: str):
-        self.pid, self.fd, self.site = pid, fd, site  # pid 0 / fd None: reaped / closed
-        self.name = name  # the language's config, for messages
+    def __init__(self, language, work: Path):
+        self.language, self.work = language, work
+        site = work / "stage" / "site"
+        self.site = site / language.sub if language.sub else site
+        self.pid, self.fd = 0, None  # 0 / None: not started or reaped / closed
 
-    @classmethod
-    def start(cls, root: Path, work: Path, language, quiet: bool, engine: str) -> _Worker:
-        """Fork a worker that stages and builds ``language`` under ``work``."""
+    def start(self, root: Path, quiet: bool, engine: str) -> None:
+        """Fork the worker that stages and builds the language under ``work``. Ctrl-C and
+        SIGTERM wait until both sides know where they stand: the parent with the pid noted,
+        the worker inside the code that reports and exits (never the parent's own cleanup)."""
         from .stage import Stage, StageFailed
 
         read, write = os.pipe()
         for stream in (sys.stdout, sys.stderr):  # or the worker would print it a second time
             stream.flush()
         parent = os.getpid()
-        pid = os.fork()
-        if pid:
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
             os.close(write)
-            site = work / "stage" / "site"
-            return cls(pid, read, site / language.sub if language.sub else site,
-                       language.config_name)
-        os.close(read)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            raise
+        if pid:
+            self.pid, self.fd = pid, read
+            os.close(write)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            return
         code, message = 1, ""
         try:
+            os.close(read)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             _die_with(parent)
-            stage = Stage(root, work, langs=(language.lang,), engine_checks=engine == "mkdocs")
+            language = self.language
+            stage = Stage(root, self.work, langs=(language.lang,),
+                          engine_checks=engine == "mkdocs")
             _build_language(stage, stage.languages[0], quiet, engine)
             code = 0
         except (StageFailed, BuildFailed) as exc:
             message = str(exc)
         except BaseException as exc:  # Ctrl-C, SIGTERM or a bug: the parent reports it
-            message = f"{language.config_name}: {type(exc).__name__}: {exc}"
+            message = f"{self.language.config_name}: {type(exc).__name__}: {exc}"
         finally:
             try:
                 for stream in (sys.stdout, sys.stderr):
@@ -513,12 +535,13 @@ class _Worker:
             chunks.append(chunk)
         os.close(self.fd)
         self.fd = None
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = 0
+        pid, self.pid = self.pid, 0
+        _, status = os.waitpid(pid, 0)
         message = b"".join(chunks).decode("utf-8", "replace")
         if os.waitstatus_to_exitcode(status) != 0:
-            raise BuildFailed(message or f"{self.name}: its build process ended without a "
-                              f"word (exit status {os.waitstatus_to_exitcode(status)})")
+            raise BuildFailed(message or f"{self.language.config_name}: its build process "
+                              f"ended without a word (exit status "
+                              f"{os.waitstatus_to_exitcode(status)})")
 
     def stop(self) -> None:
         """End a worker still running (the build failed or was interrupted) and reap it."""
@@ -526,12 +549,12 @@ class _Worker:
             os.close(self.fd)
             self.fd = None
         if self.pid:
+            pid, self.pid = self.pid, 0
             try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):  # already gone, or reaped
                 pass
-            os.waitpid(self.pid, 0)
-            self.pid = 0
 
 
 def _mkdocs(config: Path, quiet: bool, name: str) -> None:

@@ -93,8 +93,11 @@ def problems(docs_dir) -> list[str]:
     out = []
     for uri, page in sorted(_expected.get(_key(docs_dir), {}).items()):
         if page.seen is None and not page.findings:
-            out.append(f"{page.name}: the engine did not convert this page, so its links and "
-                       "attribute lists were not checked")
+            out.append(f"{page.name}: MkDocs did not convert this page (it leaves out a "
+                       "templates/ folder and what exclude_docs or draft_docs name), so its "
+                       "links and attribute lists could not be checked and its Markdown copy "
+                       "would be published without them; move the page or take it out of the "
+                       "exclusions")
         out += page.findings
     return out
 

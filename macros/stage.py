@@ -32,6 +32,8 @@ from . import i18n, published
 from .errors import RecipeError
 
 CONFIGS = ("mkdocs.yml", "mkdocs.ko.yml")  # the site's languages; the first is the root site
+# what MkDocs also converts as pages (mkdocs.utils.markdown_extensions), besides .md
+_OTHER_MARKDOWN = (".markdown", ".mdown", ".mkdn", ".mkd")
 _HEADING = re.compile(r"^#\s+(.+?)(?:\s+\{[^}]*\})?\s*#*\s*$", re.M)
 
 
@@ -186,6 +188,7 @@ class Stage:
         if only is None:
             shutil.rmtree(staged_docs, ignore_errors=True)
             published.forget(staged_docs)
+            language.pages.clear()  # a page removed since the last staging is no page now
         self.write_config(language)
         sources = self._sources(language)
         try:
@@ -212,6 +215,7 @@ class Stage:
             m = _HEADING.search(body)
             language.pages[uri] = (m.group(1) if m else None, len(head))
             target.write_text(head + body, encoding="utf-8")
+        templates.page_done()  # the engine runs next: no model's tables are needed there
         if problems:
             raise StageFailed("\n".join(problems))
         if only is None:
@@ -236,6 +240,10 @@ class Stage:
                 problem = i18n.symlink_problem(path, language.docs)
                 if problem:
                     refused.append(f"{shown}: {problem}")
+                elif path.suffix.lower() in _OTHER_MARKDOWN:
+                    refused.append(f"{shown}: MkDocs reads a {path.suffix} file as a page, "
+                                   "but the site's pages are .md files (their macros, notices "
+                                   "and checks run only on those); rename it to .md")
                 elif not language.sub and uri.split("/")[0] in self.subs:
                     refused.append(f"{shown}: the folder {uri.split('/')[0]}/ of this site is "
                                    "where another language's site goes; move the file")
@@ -290,7 +298,9 @@ class Stage:
         """With ``engine_checks``: what the engine's conversion of the language's pages
         publishes against the link and attribute rules (each line names its page and line)."""
         if self.engine_checks:
-            found = published.problems(self.dir / language.config["docs_dir"])
+            staged_docs = self.dir / language.config["docs_dir"]
+            found = published.problems(staged_docs)
+            published.forget(staged_docs)
             if found:
                 raise StageFailed("\n".join(found))
 

@@ -218,3 +218,44 @@ def test_a_root_site_file_where_another_language_goes_is_refused_either_way(proj
         shutil.rmtree(page.parent)
     assert str(exc.value) == ("docs/en/ko/index.md: the folder ko/ of this site is where "
                               "another language's site goes; move the file")
+
+
+def test_an_ignored_sigchld_does_not_lose_the_workers_report(project, tmp_path, forks):
+    import signal
+
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # as a launcher may leave it
+    try:
+        site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+        assert signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN  # given back as it was
+    finally:
+        signal.signal(signal.SIGCHLD, before)
+    assert len(forks) == 1 and (site / "ko" / "index.html").is_file()
+
+
+def test_theme_files_where_another_language_goes_end_as_one_after_the_other(project, tmp_path):
+    """The root site's engine copies the theme's files, a ko/ folder among them; the Korean
+    site's engine would empty that folder first, and so does the move of the worker's site."""
+    extra = project / "overrides" / "ko" / "stray.txt"
+    extra.parent.mkdir()
+    extra.write_text("a theme file\n", encoding="utf-8")
+    try:
+        together = build_site(out=tmp_path / "together", root=project, quiet=True, jobs=2)
+        apart = build_site(out=tmp_path / "apart", root=project, quiet=True, jobs=1)
+    finally:
+        shutil.rmtree(extra.parent)
+    assert site_files(together) == site_files(apart)
+    assert not (together / "ko" / "stray.txt").exists()
+
+
+@pytest.mark.parametrize("suffix", [".markdown", ".mdown", ".mkdn", ".mkd"])
+def test_a_page_mkdocs_would_read_without_its_checks_is_refused(project, tmp_path, suffix):
+    page = project / f"docs/en/other{suffix}"
+    page.write_text("# Other\n\n[x](javascript:alert(1))\n", encoding="utf-8")
+    try:
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=tmp_path / "site", root=project, quiet=True)
+    finally:
+        page.unlink()
+    assert str(exc.value) == (f"docs/en/other{suffix}: MkDocs reads a {suffix} file as a page, "
+                              "but the site's pages are .md files (their macros, notices and "
+                              "checks run only on those); rename it to .md")

@@ -80,7 +80,7 @@ def test_a_built_page_leaves_no_memo_table_of_any_model(tmp_path, model_id):
     markdown = pages.render(SimpleNamespace(page=page), text)
     assert database.model(model_id).cache  # the page's resolution filled them
     pages.check_rendered(page, markdown)
-    pages.page_done()  # what the stage does after every page
+    pages.page_done()  # what the stage does once every page is staged
     assert {m: dict(database.model(m).cache) for m in database.models} == \
         {m: {} for m in database.models}
 

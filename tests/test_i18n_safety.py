@@ -418,8 +418,10 @@ def test_a_page_the_engine_never_converted_is_reported_not_passed(tmp_path):
     published.begin(tmp_path, "other.md")
     published.end("# Other\n")
     assert published.problems(tmp_path) == [
-        "docs/en/page.md: the engine did not convert this page, so its links and attribute "
-        "lists were not checked"]
+        "docs/en/page.md: MkDocs did not convert this page (it leaves out a templates/ folder "
+        "and what exclude_docs or draft_docs name), so its links and attribute lists could not "
+        "be checked and its Markdown copy would be published without them; move the page or "
+        "take it out of the exclusions"]
     published.forget(tmp_path)
     assert published.problems(tmp_path) == []
 

@@ -175,3 +175,13 @@ def test_an_edited_korean_page_shows_in_the_open_browser_without_a_reload(served
     assert float(rebuilt[1]) < 2.0
     sources[str(page_file)] = edited.encode("utf-8")
     assert _files(root / "docs", root / "recipes") == sources  # the server wrote nothing there
+
+
+def test_a_page_removed_while_previewing_is_gone_at_the_next_rebuild(preview):
+    """The copy and llms.txt entry of a page removed from both languages go with it."""
+    preview.build()
+    for lang in ("en", "ko"):
+        (preview.root / f"docs/{lang}/guides/translate.md").unlink()
+    assert preview.rebuild() == "every page (pages changed)"
+    assert not (preview.site / "guides/translate/index.md").exists()
+    assert "guides/translate" not in (preview.site / "llms.txt").read_text(encoding="utf-8")
