@@ -438,7 +438,8 @@ def build_jobs(given: int | None = None) -> int:
 def _may_fork(jobs: int) -> bool:
     """A fork copies only the calling thread: with other threads running (a test's server,
     the live preview) a lock one of them holds would stay locked in the worker forever."""
-    return jobs > 1 and hasattr(os, "fork") and threading.active_count() == 1
+    return (jobs > 1 and hasattr(os, "fork") and threading.active_count() == 1
+            and threading.current_thread() is threading.main_thread())  # signals: main only
 
 
 def _preload(engine: str) -> None:
