@@ -24,7 +24,7 @@ import pytest
 from helpers.browser import chromium, require_chromium, serve
 from helpers.models import MODELS
 from helpers.project import project_copy
-from helpers.rendered import article
+from helpers.rendered import article, assert_404_keeps_its_language
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = {"en": "", "ko": "ko"}
@@ -165,15 +165,7 @@ def test_the_zensical_site_mounts_the_playground_on_every_model_page(sites, lang
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_zensical_404_page_keeps_its_readers_in_their_language(sites, lang):
-    folder = sites["zensical"] / LANGS[lang]
-    doc = (folder / "404.html").read_text(encoding="utf-8")
-    selector = dict((hreflang, href) for href, hreflang in re.findall(
-        r'<a href="([^"]*)" hreflang="([a-z]+)"[^>]*class="md-select__link"', doc))
-    assert selector == {"en": "/", "ko": "/ko/"}
-    root = "/" if lang == "en" else f"/{lang}/"
-    linked = set(re.findall(r'href="(/[^"#]*/)"', doc)) - {"/", "/ko/"}
-    assert linked and all(p.startswith(root) for p in linked), linked
-    assert all((folder / p[len(root):] / "index.html").is_file() for p in linked)
+    assert_404_keeps_its_language(sites["zensical"] / LANGS[lang], lang)
 
 
 def test_the_zensical_build_needs_no_network(sites):

@@ -13,6 +13,7 @@ import yaml
 
 from helpers.models import MODELS
 from helpers.project import project_copy
+from helpers.rendered import assert_404_keeps_its_language
 from macros.check import parse
 from macros.flags import Flag
 
@@ -214,15 +215,7 @@ def test_a_broken_page_fails_the_build_with_file_line_and_no_traceback(tmp_path,
 def test_a_404_page_keeps_its_readers_in_their_language(built_site, lang):
     """Served at any missing path, a 404 page links to its own language's pages, and its
     language selector to each language's home."""
-    folder = built_site / LANGS[lang]
-    doc = (folder / "404.html").read_text(encoding="utf-8")
-    selector = dict((hreflang, href) for href, hreflang in re.findall(
-        r'<a href="([^"]*)" hreflang="([a-z]+)"[^>]*class="md-select__link"', doc))
-    assert selector == {"en": "/", "ko": "/ko/"}
-    root = "/" if lang == "en" else f"/{lang}/"
-    pages = set(re.findall(r'href="(/[^"#]*/)"', doc)) - {"/", "/ko/"}
-    assert pages and all(p.startswith(root) for p in pages), pages
-    assert all((folder / p[len(root):] / "index.html").is_file() for p in pages)
+    assert_404_keeps_its_language(built_site / LANGS[lang], lang)
 
 
 @pytest.mark.parametrize("lang", LANGS)

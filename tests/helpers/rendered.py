@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}
@@ -86,3 +87,16 @@ def article(html: str) -> dict[str, list]:
     parts = parser.parts
     parts["text"] = [_squash("".join(parts["text"]))]
     return parts
+
+
+def assert_404_keeps_its_language(folder: Path, lang: str) -> None:
+    """The 404 page in ``folder`` (a language's site) links only to that language's pages, all
+    of which exist, and its language selector to each language's home."""
+    doc = (folder / "404.html").read_text(encoding="utf-8")
+    selector = dict((hreflang, href) for href, hreflang in re.findall(
+        r'<a href="([^"]*)" hreflang="([a-z]+)"[^>]*class="md-select__link"', doc))
+    assert selector == {"en": "/", "ko": "/ko/"}
+    root = "/" if lang == "en" else f"/{lang}/"
+    pages = set(re.findall(r'href="(/[^"#]*/)"', doc)) - {"/", "/ko/"}
+    assert pages and all(p.startswith(root) for p in pages), pages
+    assert all((folder / p[len(root):] / "index.html").is_file() for p in pages)
