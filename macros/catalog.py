@@ -131,6 +131,8 @@ class Catalog:
     deprecated_env: dict[str, str] = field(default_factory=dict)
     # flag -> (the flag its value must stay below, what the two mean together)
     below: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # role -> the flags that carry it, first given wins (flag-bounds.yaml's ``roles``)
+    roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _names: dict[str, tuple[FlagSpec, str]] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -194,6 +196,18 @@ class Catalog:
             if len(specs) > 1:
                 return Lookup(None, written, "ambiguous", tuple(sorted(specs)))
         return Lookup(None, written, "unknown")
+
+    def role_flags(self, role: str) -> tuple[str, ...]:
+        """The flags that carry ``role`` (one of ``ROLES``), newest spelling first."""
+        return self.roles[role]
+
+    def role_value(self, flags: dict[str, Any], role: str, default: Any = None) -> Any:
+        """The value ``flags`` (name -> value) gives ``role``: the first of its flags present,
+        else ``default``."""
+        for name in self.roles[role]:
+            if name in flags:
+                return flags[name]
+        return default
 
     def canonical(self, written: str) -> str | None:
         hit = self._names.get(written)
@@ -348,6 +362,16 @@ def _number(kind: str, v: str) -> int | float:
 
 _KIND_FIELDS = ("means", "min", "above", "max", "also")
 _FACTS = ("below", "env_choices", "env_read")  # the optional sections, one reader each below
+# What generic code asks a flag for, by meaning: each catalog that takes part names the flags
+# that carry each role in flag-bounds.yaml's ``roles`` (so a rename in the flag history is an
+# edit there, never in the code); the server catalog must give every role.
+ROLES = {
+    "tensor-parallel": "the tensor-parallel size (GPUs one copy of the weights spans)",
+    "data-parallel": "the data-parallel size (attention DP groups or replicas)",
+    "host": "the address the server listens on",
+    "port": "the port the server listens on",
+    "model": "the model the server loads",
+}
 
 
 def _is_number(value: Any) -> bool:
@@ -359,10 +383,10 @@ def load_bounds(doc: Marked, catalogs: dict[str, Catalog]) -> list[Problem]:
     """Give the catalogs' specs the bounds and facts ``doc`` lists; every mistake with its
     place. The catalogs are keyed by package name (``sglang``, ``sglang-router``)."""
     data = doc.data
-    if not isinstance(data, dict) or not {"kinds", "flags"} <= set(data) \
-            or set(data) - {"kinds", "flags", *_FACTS}:
-        return [doc.problem((), "a bounds file is a mapping with the keys 'kinds' and 'flags', "
-                                f"and optionally {', '.join(repr(k) for k in _FACTS)}")]
+    if not isinstance(data, dict) or not {"kinds", "flags", "roles"} <= set(data) \
+            or set(data) - {"kinds", "flags", "roles", *_FACTS}:
+        return [doc.problem((), "a bounds file is a mapping with the keys 'kinds', 'flags' and "
+                                f"'roles', and optionally {', '.join(repr(k) for k in _FACTS)}")]
     problems: list[Problem] = []
     declared = data["kinds"] if isinstance(data["kinds"], dict) else {}
     if not isinstance(data["kinds"], dict):
@@ -387,6 +411,7 @@ def load_bounds(doc: Marked, catalogs: dict[str, Catalog]) -> list[Problem]:
                                         "of flag names"))
         else:
             problems += _catalog_bounds(doc, catalog, package, by_kind, kinds, declared)
+    problems += _roles(doc, data.get("roles"), catalogs)
     readers = {"below": _below, "env_choices": _env_choices, "env_read": _env_read}
     for section in _FACTS:
         given = data.get(section, {})
@@ -409,6 +434,50 @@ def load_bounds(doc: Marked, catalogs: dict[str, Catalog]) -> list[Problem]:
                         problems.append(doc.problem(where + (name, *found[0]), found[1]))
     for catalog in catalogs.values():  # env_choices replaced specs
         catalog._index()
+    return problems
+
+
+def _roles(doc: Marked, given: Any, catalogs: dict[str, Catalog]) -> list[Problem]:
+    """``roles: {package: {role: [flag, …]}}``: the flags that carry each of ``ROLES``."""
+    if not isinstance(given, dict):
+        return [doc.problem(("roles",), "'roles' maps a catalog's package name to its roles")]
+    problems: list[Problem] = []
+    for package, roles in given.items():
+        catalog = catalogs.get(package)
+        if catalog is None:
+            problems.append(doc.problem(("roles", package), f"'{package}' is not a flag catalog "
+                                        f"({choices_hint(str(package), catalogs)})"))
+            continue
+        if not isinstance(roles, dict):
+            problems.append(doc.problem(("roles", package), f"'{package}' maps a role to the "
+                                        "list of flags that carry it"))
+            continue
+        for role, names in roles.items():
+            where = ("roles", package, role)
+            if role not in ROLES:
+                problems.append(doc.problem(where, f"'{role}' is not a role the engine asks for "
+                                            f"({choices_hint(str(role), ROLES)})"))
+                continue
+            if not isinstance(names, list) or not names:
+                problems.append(doc.problem(where, f"{role}: give the flags that carry it as a "
+                                            "list, the newest spelling first"))
+                continue
+            bad = next(((i, why) for i, n in enumerate(names)
+                        if (why := _flag_problem(catalog, n))), None)
+            if bad:
+                problems.append(doc.problem(where + (bad[0],), bad[1]))
+                continue
+            catalog.roles[role] = tuple(names)
+    server = catalogs.get("sglang")
+    if server is not None and isinstance(given.get("sglang"), dict):
+        missing = [r for r in ROLES if r not in given["sglang"]]
+        if missing:
+            problems.append(doc.problem(("roles", "sglang"), "the server catalog gives no flag "
+                                        f"for {', '.join(missing)} (every role: "
+                                        f"{'; '.join(f'{k}: {v}' for k, v in ROLES.items())})"))
+    elif server is not None:
+        problems.append(doc.problem(("roles",), "'roles' has no entry for 'sglang', the server "
+                                    "catalog"))
     return problems
 
 

@@ -36,8 +36,9 @@ def _option(text: str) -> str:
 
 
 def server_port(db: Database, res: Resolution) -> str:
-    given = [f.value for f in res.flags if f.name == "--port" and f.value]
-    return given[-1] if given else str(db.catalog.flags["--port"].default)
+    names = db.catalog.role_flags("port")
+    given = [f.value for f in res.flags if f.name in names and f.value]
+    return given[-1] if given else str(db.catalog.flags[names[0]].default)
 
 
 def client_port(db: Database, model: Model, res: Resolution) -> str:

@@ -618,9 +618,10 @@ class Site:
                        for _, hws in shapes]
             flags = {f.name: f.value for f in results[0].flags}
             layout = [f"{r.nodes}×{per_node}" for r, (per_node, _) in zip(results, shapes)]
+            sizes = [self.db.catalog.role_value(flags, role) or "1"
+                     for role in ("tensor-parallel", "data-parallel")]
             rows.append("| " + " | ".join([_cell_text(option.id), *layout,
-                                           _cell_text(flags.get("--tp-size") or "1"),
-                                           _cell_text(flags.get("--dp-size") or "1")]) + " |")
+                                           *map(_cell_text, sizes)]) + " |")
         return "\n".join(rows)
 
     def models(self) -> str:
