@@ -53,8 +53,9 @@ class DockerRun:
     # each option in order: (name, value, as written, line)
     read: list[tuple[str, str | None, str, int]] = field(default_factory=list)
 
-    def network_host(self) -> bool:
-        return any(n in docker.NETWORK and v == "host" for n, v, _, _ in self.read)
+    def network_host(self) -> str | None:
+        """The option sharing the host's network, as written, or None."""
+        return next((w for n, v, w, _ in self.read if n in docker.NETWORK and v == "host"), None)
 
 
 @dataclass
@@ -870,7 +871,7 @@ def _publish_findings(run: DockerRun, port: str, port_given: bool) -> list[Findi
                                "refuses the line", [name], line))
         elif host_net:
             out.append(Finding(Severity.warning, "docker.publish", f"{written} does nothing "
-                               "beside --network host: docker discards published ports when "
+                               f"beside {host_net}: docker discards published ports when "
                                "the container shares the host's network, where the server "
                                f"listens on {where}", [name], line))
         elif got is not None and listens is not None \
