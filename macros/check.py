@@ -10,9 +10,12 @@ words no flag takes, deprecated and unknown env vars, less what the model's bran
 command's --model-path serves, with a warning where none can be told) and running them in
 context, each cell's rules narrowed once to those that can hold for it (``CellRules``); a
 server command run by ``docker run … IMAGE`` has its docker options judged against
-hardware.yaml's vocabulary (``docker.py``), its image against the model's ``docker_images`` and
-its flags as the image's release parses them; a curl request's port against the server's (the
-router's for a PD server). Generated commands are checked by the same ``check_state`` so the
+hardware.yaml's vocabulary (``docker.py``), against the platform's vendor (another vendor's
+options), for the host folders it mounts and the ports it publishes, its image against the
+model's ``docker_images`` and its flags as the image's release parses them; a curl request's
+port against the server's (the router's for a PD server; the host side of the ``-p`` that
+publishes it); another command chained on a server's line, and command substitutions in it;
+a context no model has when none is chosen. Generated commands are checked by the same ``check_state`` so the
 CLI, the build and the docs tests agree. Must not read shell syntax itself (``shell.py``) or run
 or expand anything: ``$(…)`` stays text.
 """
