@@ -10,9 +10,12 @@ words no flag takes, deprecated and unknown env vars, less what the model's bran
 command's --model-path serves, with a warning where none can be told) and running them in
 context, each cell's rules narrowed once to those that can hold for it (``CellRules``); a
 server command run by ``docker run … IMAGE`` has its docker options judged against
-hardware.yaml's vocabulary (``docker.py``), its image against the model's ``docker_images`` and
-its flags as the image's release parses them; a curl request's port against the server's (the
-router's for a PD server). Generated commands are checked by the same ``check_state`` so the
+hardware.yaml's vocabulary (``docker.py``), against the platform's vendor (another vendor's
+options), for the host folders it mounts and the ports it publishes, its image against the
+model's ``docker_images`` and its flags as the image's release parses them; a curl request's
+port against the server's (the router's for a PD server; the host side of the ``-p`` that
+publishes it); another command chained on a server's line, and command substitutions in it;
+a context no model has when none is chosen. Generated commands are checked by the same ``check_state`` so the
 CLI, the build and the docs tests agree. Must not read shell syntax itself (``shell.py``) or run
 or expand anything: ``$(…)`` stays text.
 """
@@ -50,6 +53,12 @@ class DockerRun:
     image_line: int
     unknown: list[tuple[str, int]] = field(default_factory=list)
     options: set[tuple[str, str | None]] = field(default_factory=set)
+    # each option in order: (name, value, as written, line)
+    read: list[tuple[str, str | None, str, int]] = field(default_factory=list)
+
+    def network_host(self) -> str | None:
+        """The option sharing the host's network, as written, or None."""
+        return next((w for n, v, w, _ in self.read if n in docker.NETWORK and v == "host"), None)
 
 
 @dataclass
@@ -76,6 +85,10 @@ class Command:
     flag_lines: dict[str, int] = field(default_factory=dict)
     background: bool = False  # ended by '&'
     docker: DockerRun | None = None
+    # the other commands on its line: (the operator joining them, the other's program, its
+    # line, whether the other comes after this one)
+    chained: list[tuple[str, str, int, bool]] = field(default_factory=list)
+    substitutions: list[tuple[str, int]] = field(default_factory=list)  # (word, its line)
 
 
 @dataclass
@@ -87,6 +100,47 @@ class Finding:
     line: int | None = None
     text_id: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
+
+
+# What the shell does with the other command, by the operator joining it to the server: the
+# other command after the server, or before it.
+_AFTER = {";": "the shell runs {other} once the server stops",
+          "&&": "the shell runs {other} once the server exits without an error",
+          "||": "the shell runs {other} when the server fails",
+          "|": "the shell pipes the server's output into {other}",
+          "|&": "the shell pipes the server's output into {other}",
+          "&": "the shell starts the server in the background and runs {other} at once"}
+_BEFORE = {";": "the shell runs {other} first, then the server",
+           "&&": "the shell runs {other} first and the server only if it succeeds",
+           "||": "the shell runs {other} first and the server only if it fails",
+           "|": "the shell pipes {other}'s output into the server",
+           "|&": "the shell pipes {other}'s output into the server",
+           "&": "the shell runs {other} in the background, then the server"}
+
+
+def _chain_findings(cmd: Command) -> list[Finding]:
+    """Another command on the server's (router's) line, and a command substitution in its
+    words: the line runs a command it is not about."""
+    out = []
+    what = "server" if cmd.program == "server" else "router"
+    for joins, other, line, after in cmd.chained:
+        ops = [op for op in joins.split() if op not in ("(", ")")] or [";"]
+        op = ops[-1] if after else ops[0]
+        meaning = (_AFTER if after else _BEFORE).get(op, _AFTER[";"]).format(other=other)
+        meaning = meaning.replace("the server", f"the {what}")
+        out.append(Finding(Severity.error, "check.chained-command",
+                           f"'{op}' chains {other} onto the {what} command on this line: "
+                           f"{meaning}, so whoever copies the line runs {other} too; put each "
+                           "command on a line of its own", [], line))
+    for word, line in cmd.substitutions:
+        inner = re.search(r"(?:\$\(|`|[<>]\()\s*([^\s)`;&|]+)", word)
+        program = inner.group(1) if inner else "a command"
+        out.append(Finding(Severity.warning, "check.command-substitution",
+                           f"'{word}' holds a command substitution: the shell runs {program} "
+                           f"before the {what} starts and puts its output in its place, so "
+                           f"neither this check nor the reader sees the value the {what} gets; "
+                           "write the value itself", [], line))
+    return out
 
 
 _BACKGROUND = ("'&' runs this command in the background: the shell goes on at once, so the next "
@@ -126,10 +180,16 @@ def _docker_run(head: list[Word], run_flags: dict[str, bool] | None,
     words = head[at + 2:]
     found = docker.read([w.text for w in words], run_flags)
     image = words[found.image] if found.image is not None else None
+    def written(o: docker.Option) -> str:
+        first = words[o.at].text
+        return f"{o.name} {o.value}" if first == o.name and o.value is not None else first
+
     cmd.docker = DockerRun(image.text if image else None, head[at].line,
                            image.line if image else head[at].line,
                            [(name, words[i].line) for name, i in found.unknown],
-                           {(o.name, o.value) for o in found.options})
+                           {(o.name, o.value) for o in found.options},
+                           [(o.name, o.value, written(o), words[o.at].line)
+                            for o in found.options])
     for option in found.options:
         if option.name in ("-e", "--env") and option.value and "=" in option.value:
             name, value = option.value.split("=", 1)
@@ -158,6 +218,15 @@ def _commands(lines: list[Logical], catalogs: dict[str, Catalog],
             program, entry, start, positional_model = found
             cmd = Command(program, words[0].line, entry, text=logical.text,
                           positional_model=positional_model, background=logical.background[k])
+            for j, other in enumerate(logical.commands):
+                theirs = _program_at([w.text for w in other])
+                if j == k or (j < k and theirs):  # two programs: said once, by the first
+                    continue
+                joins = logical.operators[min(j, k):max(j, k)]
+                cmd.chained.append((joins[-1] if j > k else joins[0],
+                                    theirs[1] if theirs else other[0].text, other[0].line,
+                                    j > k))
+            cmd.substitutions = [(w.text, w.line) for w in words if w.substitution]
             head = words[:start - 2]
             # env assignments directly in front of the program (or of 'python3 -m')
             while head and head[-1].text in ("python", "python3", "env"):
@@ -521,6 +590,35 @@ def _check_context(db: Database, model: Model, context: dict[str, str]) -> None:
         raise RecipeError([Problem("<check context>", None, None, p) for p in problems])
 
 
+def _check_context_any(db: Database, context: dict[str, str]) -> None:
+    """With no model chosen: a context key or value no model has would switch rules off for
+    every command; refuse it, naming the choices of all models."""
+    problems = []
+    for key, value in context.items():
+        options: list[str] = []
+        for model in db.models.values():
+            if key in model.dimensions:
+                options += [o for o, _, _ in model.dimension_options[key]]
+            elif key in model.axis_index:
+                options += [o.id for o in model.axis_index[key].options]
+        options = list(dict.fromkeys(options))
+        if not options:
+            keys = {k: None for m in db.models.values() for k in (*m.dimensions, *m.axis_index)}
+            problems.append(f"'{key}' is not a dimension or setting of any model "
+                            f"({choices_hint(key, list(keys))})")
+        elif value not in options:
+            if key == "hw":
+                near = likely_typo(value, options)
+                problems.append(f"hw '{value}' is not a platform of any model ("
+                                + (f"did you mean '{near}'? " if near else "")
+                                + f"known: {', '.join(options)})")
+            else:
+                problems.append(f"{key} '{value}' is not an option of any model "
+                                f"({choices_hint(value, options)})")
+    if problems:
+        raise RecipeError([Problem("<check context>", None, None, p) for p in problems])
+
+
 def _pd_context(model: Model, mode: str | None, match: dict[str, str]) -> dict[str, str]:
     """The dimensions a hand-written server command implies by its --disaggregation-mode,
     read from the model's PD declaration: a prefill (decode) server has the dimension values
@@ -567,6 +665,8 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
                                                   if len(db.models) == 1 else None)
     if fixed is not None:
         _check_context(db, fixed, context)
+    else:  # the model is told per command later: each value must be one some model has
+        _check_context_any(db, context)
     raw: list[Finding] = []
     try:
         read = scan(text)
@@ -593,9 +693,12 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     out: list[Finding] = raw
     for i, (cmd, flags, model) in enumerate(zip(commands, all_flags, models)):
         catalog = catalogs[cmd.program]
-        found = []
+        found = _chain_findings(cmd)
         if cmd.docker is not None:
-            found, release = _docker_findings(db, cmd.docker, model, context.get("hw"))
+            port = flags.get("--port", (str(db.catalog.flags["--port"].default),))[0]
+            docker_found, release = _docker_findings(db, cmd.docker, model, context.get("hw"),
+                                                     port, "--port" in flags)
+            found += docker_found
             if release is not None and sglang is None:  # judged as the image's release
                 catalog = _release_catalog(db, release)
         server = cmd.program == "server"  # the branch reads server flags and env only
@@ -629,17 +732,21 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     return out
 
 
-def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str | None
-                     ) -> tuple[list[Finding], str | None]:
+def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str | None,
+                     port: str, port_given: bool) -> tuple[list[Finding], str | None]:
     """What docker would refuse in the options, the options the platform's vendor needs that
-    the line lacks (when the context names the hardware), whether the image is one the data
-    names (the model's ``docker_images``; any model's when none can be told), and the release
-    that image ships (None: a branch build, or an image the data does not name)."""
+    the line lacks and those of another vendor it has (when the context names the hardware),
+    host folders no server needs, ports that cannot reach the server (``port``: its --port,
+    ``port_given``: written, not sglang's default), whether the image is one the data names
+    (the model's ``docker_images``; any model's when none can be told), and the release that
+    image ships (None: a branch build, or an image the data does not name)."""
     flags = db.containers.run_flags
     out = [Finding(Severity.error, "docker.unknown-flag", f"unknown docker run option {name} "
                    f"({choices_hint(name, flags)})", [name], line)
            for name, line in run.unknown]
+    out += _mount_findings(db, run) + _publish_findings(run, port, port_given)
     if hw in db.platforms:
+        out += _vendor_findings(db, run, db.platforms[hw])
         platform = db.platforms[hw]
         vendor = db.containers.vendors[platform.vendor.value]
         texts = list(vendor.args)
@@ -670,6 +777,138 @@ def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str 
     return out, (db.releases.resolve(rule.sglang) if rule.sglang else None)
 
 
+def _read_option(db: Database, text: str) -> list[tuple[str, str | None]]:
+    return [(o.name, o.value) for o in docker.read(split_words(text), db.containers.run_flags)
+            .options]
+
+
+def _vendor_claims(db: Database):
+    """Each vendor's options as hardware.yaml declares them: the exact (name, value) pairs, a
+    pattern per per-device option, and the option names; plus the names every line may use
+    whatever the vendor (the shared options, the port, the cache, the environment)."""
+    c = db.containers
+    claims = {}
+    for vendor, run in c.vendors.items():
+        pairs = {p for text in run.args for p in _read_option(db, text)}
+        patterns = []
+        if run.per_device:
+            for name, value in _read_option(db, run.per_device.replace("{index}", "0")):
+                template = next(v for n, v in _read_option(db, run.per_device) if n == name)
+                patterns.append((name, re.compile(
+                    re.escape(template).replace(re.escape("{index}"), "[0-9]+"))))
+        names = {n for n, _ in pairs} | {n for n, _ in patterns}
+        claims[vendor] = (pairs, patterns, names)
+    texts = [*c.shared, c.publish.replace("{port}", "1"), c.host_network, *c.cache,
+             c.env + " NAME=value"]
+    common = {n for text in texts for n, _ in _read_option(db, text)}
+    return claims, common
+
+
+def _vendor_findings(db: Database, run: DockerRun, platform) -> list[Finding]:
+    """Options another vendor's containers get (hardware.yaml ``containers.vendors``) on a
+    line for ``platform``: an option that vendor declares as written, or by a name only other
+    vendors use."""
+    claims, common = _vendor_claims(db)
+    mine = platform.vendor.value
+    pairs, patterns, names = claims[mine]
+
+    def exact(vendor: str, name: str, value: str | None) -> bool:
+        p, pats, _ = claims[vendor]
+        return (name, value) in p or any(n == name and value is not None and pat.fullmatch(value)
+                                         for n, pat in pats)
+
+    out = []
+    own = ", ".join(db.containers.vendors[mine].args)
+    for name, value, written, line in run.read:
+        if exact(mine, name, value):
+            continue
+        owner = next((v for v in claims if v != mine and exact(v, name, value)), None)
+        if owner is None and name not in names and name not in common:
+            owner = next((v for v in claims if v != mine and name in claims[v][2]), None)
+        if owner is None:
+            continue
+        out.append(Finding(Severity.error, "docker.foreign-vendor-option",
+                           f"{written} is an option of {owner} containers (hardware.yaml "
+                           f"containers.vendors.{owner}), not of a container on "
+                           f"{platform.label} ({mine}): there docker either refuses it or "
+                           "hands the container devices or privileges it does not need; a "
+                           f"container on {platform.label} gets {own}", [name], line))
+    return out
+
+
+def _mount_findings(db: Database, run: DockerRun) -> list[Finding]:
+    """A bind mount of the host's root folder or of a home folder: the server, and anything
+    it runs, could read and change every file in it."""
+    cache = [t for t in db.containers.cache
+             if any(n in docker.VOLUME + docker.MOUNT for n, _ in _read_option(db, t))]
+    needs = f" (the Hugging Face cache: {', '.join(cache)})" if cache else ""
+    out = []
+    for name, value, written, line in run.read:
+        source = docker.mount_source(name, value)
+        kind = docker.host_folder(source) if source else None
+        if kind is None:
+            continue
+        what = "the host's root folder (/)" if kind == "root" else f"a home folder ({source})"
+        files = "every file of the host" if kind == "root" else \
+            "every file in it (SSH keys, tokens, shell start-up files)"
+        out.append(Finding(Severity.error, "docker.host-mount",
+                           f"{written} mounts {what} into the container: the server, and "
+                           f"anything it runs, can read and change {files}; mount only the "
+                           f"folders it needs{needs}", [name], line))
+    return out
+
+
+def _publish_findings(run: DockerRun, port: str, port_given: bool) -> list[Finding]:
+    """A published port docker refuses, one whose container side is not where the server
+    listens (its --port), and ports the host's network makes docker discard."""
+    out = []
+    where = f"--port {port}" if port_given else f"sglang's default --port, {port}"
+    listens = int(port) if port.isdigit() else None
+    host_net = run.network_host()
+    for name, value, written, line in run.read:
+        if name not in docker.PUBLISH:
+            continue
+        got = docker.publish(value) if value else "it names no port"
+        if isinstance(got, str):
+            out.append(Finding(Severity.error, "docker.publish", f"{written}: {got}; docker "
+                               "refuses the line", [name], line))
+        elif host_net:
+            out.append(Finding(Severity.warning, "docker.publish", f"{written} does nothing "
+                               f"beside {host_net}: docker discards published ports when "
+                               "the container shares the host's network, where the server "
+                               f"listens on {where}", [name], line))
+        elif got is not None and listens is not None \
+                and not got.container[0] <= listens < sum(got.container):
+            first, count = got.container
+            side = str(first) if count == 1 else f"{first}-{first + count - 1}"
+            out.append(Finding(Severity.error, "docker.publish",
+                               f"{written} publishes the container's port {side}, but the "
+                               f"server listens on {where} in the container, so nothing "
+                               f"answers there; publish its port (-p HOST:{port})", [name],
+                               line))
+    return out
+
+
+def docker_client_ports(run: DockerRun, port: str) -> tuple[set[str] | None, str]:
+    """Where a client on the host reaches a server listening on ``port`` in ``run``'s
+    container: the host side of the ``-p`` that publishes it, else (the host's network, or
+    no -p) the port itself; None when docker picks the host's port."""
+    listens = int(port) if port.isdigit() else None
+    if run.network_host() or listens is None:
+        return {port}, "the server's --port"
+    mapped = []
+    for name, value, written, _ in run.read:
+        got = docker.publish(value) if name in docker.PUBLISH and value else None
+        if isinstance(got, docker.Publish) and got.container[0] <= listens < sum(got.container):
+            mapped.append((got.host_port(listens), written))
+    if not mapped:
+        return {port}, "the server's --port"
+    if any(host is None for host, _ in mapped):
+        return None, ""
+    return ({str(h) for h, _ in mapped}, "the host port docker publishes the server's --port "
+            f"{port} on ({', '.join(w for _, w in mapped)})")
+
+
 _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 
 
@@ -691,12 +930,17 @@ def _curl_findings(db: Database, curls: list[Curl], commands: list[Command],
     """A curl request must reach the server its text (or its context) describes: the router
     in front of PD servers, else the server's --port."""
     routers = [f for c, f in zip(commands, all_flags) if c.program == "router"]
-    servers = [f for c, f in zip(commands, all_flags) if c.program == "server"]
-    pd_server = any(f.get("--disaggregation-mode", ("null",))[0] != "null" for f in servers)
+    servers = [(c, f) for c, f in zip(commands, all_flags) if c.program == "server"]
+    pd_server = any(f.get("--disaggregation-mode", ("null",))[0] != "null" for _, f in servers)
     if routers or (servers and not pd_server):
-        flags = (routers or servers)[-1]
+        flags = routers[-1] if routers else servers[-1][1]
         expected = {flags.get("--port", (str(db.catalog.flags["--port"].default),))[0]}
         why = "the router's --port" if routers else "the server's --port"
+        run = None if routers else servers[-1][0].docker
+        if run is not None:
+            expected, why = docker_client_ports(run, next(iter(expected)))
+            if expected is None:  # docker picks the host's port: no port to hold curl to
+                return []
     elif pd_server and model is not None and model.info.pd is not None:
         expected = {str(model.info.pd.router.port)}
         why = "the router's --port (clients of a PD server reach it)"

@@ -45,18 +45,45 @@ def _avg_len(text: str, what: str) -> int:
 
 
 def _picks(pairs: list[str]) -> tuple[dict[str, str], int | None]:
+    """``--set`` pairs; a key given twice with two values is refused (which one was meant is
+    unknown), the same value twice is no problem."""
     picks: dict[str, str] = {}
+    given: dict[str, str] = {}  # each key's first value, as written
     avg_len = None
+    problems = []
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
         if not eq or not key or not value:
             raise RecipeError([Problem("<command line>", None, None,
                                        f"--set expects KEY=VALUE (got '{pair}')")])
         if key == "avg_len":
-            avg_len = _avg_len(value, "avg_len")
+            length = _avg_len(value, "avg_len")
+            if avg_len is not None and length != avg_len:
+                problems.append(f"--set avg_len={given[key]} and --set avg_len={value} "
+                                "disagree; give avg_len once")
+            avg_len = length
+        elif picks.get(key, value) != value:
+            problems.append(f"--set {key}={given[key]} and --set {key}={value} disagree; "
+                            f"give {key} once")
         else:
             picks[key] = value
+        given.setdefault(key, value)
+    if problems:
+        raise RecipeError([Problem("<command line>", None, None, p)
+                           for p in dict.fromkeys(problems)])
     return picks, avg_len
+
+
+def _context_args(args) -> tuple[dict[str, str], int | None]:
+    """``--set`` pairs and the ``--hw/--role/--strategy`` shortcuts as one mapping; a shortcut
+    that disagrees with a ``--set`` of the same key is refused."""
+    picks, avg_len = _picks(args.set)
+    shortcuts = {k: v for k in ("hw", "role", "strategy") if (v := getattr(args, k)) is not None}
+    for key, value in shortcuts.items():
+        if picks.get(key, value) != value:
+            raise RecipeError([Problem("<command line>", None, None, f"--{key} {value} and "
+                                       f"--set {key}={picks[key]} disagree")])
+    return {**shortcuts, **picks}, avg_len
 
 
 def cmd_validate(args) -> int:
@@ -128,13 +155,8 @@ def _selection(args, model):
     """``--set`` pairs and the ``--hw/--role/--strategy`` shortcuts as one selection."""
     from .selection import Selection
 
-    picks, avg_len = _picks(args.set)
-    shortcuts = {k: v for k in ("hw", "role", "strategy") if (v := getattr(args, k)) is not None}
-    for key, value in shortcuts.items():
-        if picks.get(key, value) != value:
-            raise RecipeError([Problem("<command line>", None, None, f"--{key} {value} and "
-                                       f"--set {key}={picks[key]} disagree")])
-    return Selection.flat(model, {**shortcuts, **picks}, avg_len)
+    values, avg_len = _context_args(args)
+    return Selection.flat(model, values, avg_len)
 
 
 def cmd_command(args) -> int:
@@ -207,12 +229,11 @@ def cmd_check(args) -> int:
     if not sources:
         raise RecipeError([Problem("<command line>", None, None,
                                    "give a command after '--', or --file PATH (or - for stdin)")])
-    context = {k: v for k in ("hw", "role", "strategy") if (v := getattr(args, k)) is not None}
     if any(pair.partition("=")[0] == "avg_len" for pair in args.set or []):
         raise RecipeError([Problem("<command line>", None, None, "avg_len does not change what "
                                    "a command must look like; check takes dimensions and "
                                    "settings only")])
-    context.update(_picks(args.set)[0])
+    context = _context_args(args)[0]
     out = []
     for name, text in sources:
         for f in check_text(db, text, model_id=args.model, sglang=args.sglang, **context):

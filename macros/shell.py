@@ -11,7 +11,7 @@ or expand anything: ``$(…)`` stays text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 class ParseError(ValueError):
     def __init__(self, line: int, message: str):
@@ -26,6 +26,7 @@ class Word:
     text: str
     line: int  # the physical line it starts on
     assignment: bool = False  # NAME=value with a plain NAME: an environment prefix
+    substitution: bool = False  # holds a command substitution ($(…), `…`, <(…), >(…))
 
 
 @dataclass
@@ -36,6 +37,8 @@ class Logical:
     text: str
     commands: list[list[Word]]  # simple commands, split at control operators
     background: list[bool]  # of each command: whether '&' ends it
+    # of each command: the control operators between it and the next command ('' for the last)
+    operators: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -146,7 +149,9 @@ class _Scanner:
         self.problems: list[tuple[int, str, str]] = []
         self.commands: list[list[Word]] = [[]]
         self.background: list[bool] = [False]
+        self.operators: list[list[str]] = [[]]  # the operators after each command
         self.parts: list[str] | None = None  # the word being read
+        self.substituted = False  # the word being read holds a command substitution
         self.word_line = self.word_start = 0
         self.start: int | None = None  # where the current line's first token starts
         self.start_line = self.end = 0
@@ -209,6 +214,7 @@ class _Scanner:
         elif kind == "ansi":
             chunk = _ansi(chunk[2:-1])
         elif kind == "subst":
+            self.substituted = self.substituted or chunk != "${"
             close = _subst_end(self.text, end, _CLOSER[chunk])
             if close < 0:
                 raise ParseError(self.line, f"cannot split the command into words: the "
@@ -228,8 +234,9 @@ class _Scanner:
         if self.parts is None:
             return
         raw = self.text[self.word_start:self.pos]
-        word = Word("".join(self.parts), self.word_line, bool(_ASSIGNMENT.match(raw)))
-        self.parts = None
+        word = Word("".join(self.parts), self.word_line, bool(_ASSIGNMENT.match(raw)),
+                    self.substituted)
+        self.parts, self.substituted = None, False
         if self.redirect is None:
             self.commands[-1].append(word)
             return
@@ -240,7 +247,7 @@ class _Scanner:
     def operator(self, kind: str, chunk: str) -> None:
         if kind == "redirect" and self.parts is not None \
                 and self.text[self.word_start:self.pos].isdigit():
-            self.parts = None  # `2>`: the digits name a file descriptor
+            self.parts, self.substituted = None, False  # `2>`: the digits name a descriptor
         self.end_word()
         if self.redirect is not None:
             raise ParseError(self.line, f"the redirection '{self.redirect}' names no file")
@@ -249,8 +256,10 @@ class _Scanner:
         self.at_line_start = False
         if kind == "op":
             self.background[-1] = chunk == "&"
+            self.operators[-1].append(chunk)
             self.commands.append([])
             self.background.append(False)
+            self.operators.append([])
         elif not (chunk[-1].isdigit() or chunk[-1] == "-"):  # `>&2` and `>&-` are complete
             self.redirect = chunk
 
@@ -281,9 +290,14 @@ class _Scanner:
         if self.start is not None:
             text = _JOIN.sub(" ", self.text[self.start:self.end])
             kept = [i for i, c in enumerate(self.commands) if c]
+            # the operators joining a kept command to the next one, past any empty command
+            # (`( a ) ; b`: ') ;')
+            joins = [" ".join(op for j in range(i, nxt) for op in self.operators[j])
+                     for i, nxt in zip(kept, kept[1:])] + [""] if kept else []
             self.lines.append(Logical(self.start_line, text, [self.commands[i] for i in kept],
-                                       [self.background[i] for i in kept]))
+                                       [self.background[i] for i in kept], joins))
         self.commands, self.background, self.start = [[]], [False], None
+        self.operators = [[]]
 
     def skip_heredocs(self) -> None:
         text, n = self.text, len(self.text)
