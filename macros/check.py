@@ -356,9 +356,10 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
     for name, other, problem in catalog.below_problems(given):
         out.append(Finding(Severity.error, "catalog.bad-value", problem, [name, other],
                            text_id="catalog.bad-value", fields={"problem": problem}))
-    if cmd.program == "server" and "--model-path" not in seen and cmd.model is None:
+    model_flags = catalog.roles.get("model", ())
+    if model_flags and seen.keys().isdisjoint(model_flags) and cmd.model is None:
         out.append(Finding(Severity.error, "catalog.missing-model",
-                           "the command names no model (--model-path)", ["--model-path"],
+                           f"the command names no model ({model_flags[0]})", [model_flags[0]],
                            text_id="catalog.missing-model"))
     for word, before, line in cmd.positionals:  # neither program takes positional arguments
         out.append(Finding(Severity.error, "catalog.stray-word", _stray(word, before, catalog),
@@ -695,9 +696,10 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         catalog = catalogs[cmd.program]
         found = _chain_findings(cmd)
         if cmd.docker is not None:
-            port = flags.get("--port", (str(db.catalog.flags["--port"].default),))[0]
+            given = db.catalog.role_value(flags, "port")
+            port = given[0] if given else _default_port(db.catalog)
             docker_found, release = _docker_findings(db, cmd.docker, model, context.get("hw"),
-                                                     port, "--port" in flags)
+                                                     port, given is not None)
             found += docker_found
             if release is not None and sglang is None:  # judged as the image's release
                 catalog = _release_catalog(db, release)
@@ -912,14 +914,20 @@ def docker_client_ports(run: DockerRun, port: str) -> tuple[set[str] | None, str
 _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 
 
+def _default_port(catalog: Catalog) -> str:
+    """Where a program listens when its command gives no port."""
+    return str(catalog.flags[catalog.role_flags("port")[0]].default)
+
+
 def _cell_ports(db: Database, model: Model, cells) -> set[str]:
     """The --port each cell's server listens on (sglang's default where a cell sets none)."""
     out = set()
     values = model.info.placeholders
-    default = str(db.catalog.flags["--port"].default)
+    default = _default_port(db.catalog)
+    names = db.catalog.role_flags("port")
     for cell in cells:
         flags = model.cell_flags[model.cell_index[model.key(cell.match)]]
-        port = next((f.value for f in flags if f.name == "--port" and f.value), default)
+        port = next((f.value for f in flags if f.name in names and f.value), default)
         out.add(_PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), port))
     return out
 
@@ -934,7 +942,9 @@ def _curl_findings(db: Database, curls: list[Curl], commands: list[Command],
     pd_server = any(f.get("--disaggregation-mode", ("null",))[0] != "null" for _, f in servers)
     if routers or (servers and not pd_server):
         flags = routers[-1] if routers else servers[-1][1]
-        expected = {flags.get("--port", (str(db.catalog.flags["--port"].default),))[0]}
+        catalog = db.router_catalog if routers else db.catalog
+        given = catalog.role_value(flags, "port")
+        expected = {given[0] if given else _default_port(catalog)}
         why = "the router's --port" if routers else "the server's --port"
         run = None if routers else servers[-1][0].docker
         if run is not None:
@@ -996,8 +1006,9 @@ def _canonical_flags(cmd: Command, catalog: Catalog) -> dict[str, tuple[str, ...
         canon = catalog.canonical(name) or (catalog.lookup(name).spec.name
                                             if catalog.lookup(name).spec else name)
         flags[canon] = values
-    if cmd.model is not None and "--model-path" not in flags:
-        flags["--model-path"] = (cmd.model,)
+    model_flags = catalog.roles.get("model", ())
+    if cmd.model is not None and model_flags and flags.keys().isdisjoint(model_flags):
+        flags[model_flags[0]] = (cmd.model,)
     return flags
 
 
@@ -1017,7 +1028,8 @@ def _named_models(db: Database, commands: list[Command], all_flags: list[dict],
     why: dict[int, str] = {}
     models: list[Model | None] = []
     for i, (cmd, flags) in enumerate(zip(commands, all_flags)):
-        name = flags.get("--model-path", (None,))[0] if cmd.program == "server" else None
+        given = db.catalog.role_value(flags, "model") if cmd.program == "server" else None
+        name = given[0] if given else None
         ids = served.get(name, []) if name is not None else []
         models.append(db.models[ids[0]] if len(ids) == 1 else None)
         if cmd.program != "server":
@@ -1041,6 +1053,7 @@ def _named_models(db: Database, commands: list[Command], all_flags: list[dict],
     unsure = {i: [Finding(Severity.warning, "check.model-unknown",
                           f"cannot tell which model's rules apply: {reason}; only the flag "
                           f"catalog was checked ({choose})",
-                          ["--model-path"] if commands[i].program == "server" else [])]
+                          [db.catalog.role_flags("model")[0]]
+                          if commands[i].program == "server" else [])]
               for i, reason in why.items()}
     return models, unsure

@@ -98,7 +98,9 @@ class Releases:
             cat = Catalog(self.pinned.package, version, flags, env,
                           bool(self.reader.meta(version).get("allow_abbrev", True)),
                           self.pinned.programs,
-                          below={k: v for k, v in self.pinned.below.items() if k in flags})
+                          below={k: v for k, v in self.pinned.below.items() if k in flags},
+                          roles={role: tuple(n for n in names if n in flags)
+                                 for role, names in self.pinned.roles.items()})
             cat._index()
             self._catalogs[version] = cat
         return self._catalogs[version]
