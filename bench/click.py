@@ -112,7 +112,7 @@ def measure(base: str, rounds: int) -> dict:
 def served_site(prefix: str):
     """Both languages built quietly into a scratch folder and served on loopback; yields the
     base URL and removes the folder afterwards."""
-    from macros.build import build_site
+    from macros.site.build import build_site
 
     # The build renames its scratch folder under .build/ into place: stay on that file system.
     (ROOT / ".build").mkdir(exist_ok=True)

@@ -112,7 +112,7 @@ def main() -> int:
     if not CHROMIUM.exists():
         print(json.dumps({"skipped": "chromium not installed"}))
         return 0
-    from macros.database import load_database
+    from macros.engine.database import load_database
 
     models = list(load_database().models)
     pages = [p for m in models for p in (f"/models/{m}/", f"/ko/models/{m}/")]

@@ -103,7 +103,7 @@ def _project(tmp: Path) -> Path:
 
 
 BUILD = ("import sys; sys.path.insert(0, '.');"
-         "from macros.build import build_site; from pathlib import Path;"
+         "from macros.site.build import build_site; from pathlib import Path;"
          "build_site(out=Path('site'), root=Path('.'), quiet=True)")
 
 
@@ -208,10 +208,10 @@ def bench_models(sizes: list[int]) -> list[dict]:
 SELECTIONS = """
 import json, time, sys
 sys.path.insert(0, '.')
-from macros.selection import Selection
-from macros.database import load_database
-from macros.resolve import resolve
-from macros.selections import deployment_selections, resolve_all
+from macros.engine.selection import Selection
+from macros.engine.database import load_database
+from macros.engine.resolve import resolve
+from macros.engine.selections import deployment_selections, resolve_all
 t0 = time.perf_counter(); db = load_database(); t1 = time.perf_counter()
 out = {'load_s': t1 - t0, 'models': {}}
 for mid in db.models:
@@ -244,8 +244,8 @@ def bench_selections() -> dict:
 
 def bench_payload() -> dict:
     sys.path.insert(0, str(ROOT))
-    from macros.database import load_database
-    from macros.export import export_model
+    from macros.engine.database import load_database
+    from macros.site.export import export_model
 
     db = load_database()
     js = (ROOT / "overrides/assets/recipes/playground.js").read_bytes()

@@ -15,14 +15,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import Problem, RecipeError, choices_hint
+from macros.engine.errors import Problem, RecipeError, choices_hint
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
 
 
 def _db(args):
-    from .database import RECIPES, load_database
+    from macros.engine.database import RECIPES, load_database
 
     return load_database(Path(args.root) if args.root else RECIPES)
 
@@ -30,7 +30,7 @@ def _db(args):
 def _avg_len(text: str, what: str) -> int:
     """A request length as the Playground's URL hash reads one: decimal digits only, within the
     bounds the schema sets (and the export carries)."""
-    from .schema import AVG_LEN_MAX as hi, AVG_LEN_MIN as lo
+    from macros.engine.schema import AVG_LEN_MAX as hi, AVG_LEN_MIN as lo
 
     if not re.fullmatch(r"[0-9]+", text):
         shown = f"'{text}'" if len(text) <= 40 else f"'{text[:40]}…'"
@@ -95,7 +95,7 @@ def cmd_validate(args) -> int:
 
 
 def _resolution_json(db, model, res, lang: str) -> dict:
-    from . import render, runmodes
+    from macros.site import render, runmodes
 
     return {
         "model": res.model, "hw": res.hw, "match": res.match, "pd": res.pd,
@@ -140,9 +140,9 @@ def _resolution_json(db, model, res, lang: str) -> dict:
 
 def _settings_json(db, model, sel, res, lang: str) -> list[dict]:
     """The visible settings with the state of each option as the Playground shows it: an
-    option that would change nothing or give a refused command is greyed (macros/effects.py)."""
-    from . import render
-    from .effects import probe_options, with_probed
+    option that would change nothing or give a refused command is greyed (macros/engine/effects.py)."""
+    from macros.site import render
+    from macros.engine.effects import probe_options, with_probed
 
     return [{"id": a.axis, "value": a.value, "options": [
         {"id": o.id, "state": o.state,
@@ -153,15 +153,15 @@ def _settings_json(db, model, sel, res, lang: str) -> list[dict]:
 
 def _selection(args, model):
     """``--set`` pairs and the ``--hw/--role/--strategy`` shortcuts as one selection."""
-    from .selection import Selection
+    from macros.engine.selection import Selection
 
     values, avg_len = _context_args(args)
     return Selection.flat(model, values, avg_len)
 
 
 def cmd_command(args) -> int:
-    from . import render
-    from .resolve import resolve
+    from macros.site import render
+    from macros.engine.resolve import resolve
 
     db = _db(args)
     model = db.model(args.model)
@@ -184,7 +184,7 @@ def cmd_command(args) -> int:
 def _command_errors(db, model, res) -> int:
     """A composed command its own check finds an error in is not one to run: each error goes
     to stderr (stdout keeps the command or the JSON, to see what is wrong) and the exit is 1."""
-    from . import render
+    from macros.site import render
 
     errors = [d for d in res.diagnostics if d.severity.value == "error"]
     for d in errors:
@@ -195,8 +195,8 @@ def _command_errors(db, model, res) -> int:
 
 
 def cmd_check(args) -> int:
-    from .check import check_text
-    from .yamlfile import read_text
+    from macros.engine.check import check_text
+    from macros.engine.yamlfile import read_text
 
     def place(text: str, i: int) -> tuple[int, int]:
         return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
@@ -275,8 +275,8 @@ def _calculator_arg(model, given: str | None):
 
 
 def cmd_calc(args) -> int:
-    from . import calculator
-    from .resolve import resolve
+    from macros.engine import calculator
+    from macros.engine.resolve import resolve
 
     db = _db(args)
     model = db.model(args.model)
@@ -316,8 +316,8 @@ def cmd_calc(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .build import export_target, write_export
-    from .export import export_model
+    from macros.site.build import export_target, write_export
+    from macros.site.export import export_model
 
     # Judged before the export is made, so a refused path costs nothing and touches nothing.
     out = None
@@ -335,7 +335,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_catalog(args) -> int:
-    from .catalog_build import command, history
+    from macros.catalog_build import command, history
 
     if args.diff:
         if args.check:
@@ -356,7 +356,7 @@ def cmd_catalog(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from .build import BuildFailed, Terminated, build_site
+    from macros.site.build import BuildFailed, Terminated, build_site
 
     try:
         out = build_site(Path(args.out) if args.out else None, quiet=args.quiet,
@@ -372,15 +372,15 @@ def cmd_build(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from .preview import serve
+    from macros.site.preview import serve
 
     return serve(args.lang, host=args.host, port=args.port)
 
 
 def cmd_i18n_check(args) -> int:
-    from .database import RECIPES
-    from .i18n import DOCS
-    from .i18n_check import check
+    from macros.engine.database import RECIPES
+    from macros.i18n.pages import DOCS
+    from macros.i18n.contract import check
 
     findings = check(Path(args.docs) if args.docs else DOCS,
                      recipes=Path(args.root) if args.root else RECIPES)
@@ -398,8 +398,8 @@ def cmd_i18n_check(args) -> int:
 
 
 def cmd_i18n_stamp(args) -> int:
-    from .i18n import DOCS, stamp, stamp_target
-    from .i18n_check import compare
+    from macros.i18n.pages import DOCS, stamp, stamp_target
+    from macros.i18n.contract import compare
 
     docs = Path(args.docs) if args.docs else DOCS
     # every page is judged before any is written: one refusal writes nothing

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/standin, tests
 
 @pytest.fixture(scope="session")
 def db():
-    from macros.database import cached_database
+    from macros.engine.database import cached_database
 
     return cached_database()
 
@@ -25,7 +25,7 @@ def db():
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """Both languages built once per run into a temporary folder (English at the root)."""
-    from macros.build import build_site
+    from macros.site.build import build_site
 
     return build_site(out=tmp_path_factory.mktemp("site") / "site", quiet=True)
 

@@ -1,5 +1,5 @@
 import sys
 
-from .command import main
+from macros.catalog_build.command import main
 
 sys.exit(main())

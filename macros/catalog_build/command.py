@@ -17,19 +17,11 @@ import time
 import zipfile
 from pathlib import Path
 
-from ..history import UnknownRelease
-from .history import build_history, catalog_document, diff_releases, render_history
-from .router import extract_router
-from .sglang import extract_sglang
-from .wheels import (
-    DEFAULT_WHEEL_DIR,
-    REPO_ROOT,
-    CatalogError,
-    DownloadError,
-    SourceTree,
-    download_wheel,
-    sha256_of,
-)
+from macros.engine.history import UnknownRelease
+from macros.catalog_build.history import (build_history, catalog_document, diff_releases, render_history)
+from macros.catalog_build.router import extract_router
+from macros.catalog_build.sglang import extract_sglang
+from macros.catalog_build.wheels import (DEFAULT_WHEEL_DIR, REPO_ROOT, CatalogError, DownloadError, SourceTree, download_wheel, sha256_of)
 
 DEFAULT_CATALOG_DIR = REPO_ROOT / "recipes" / "catalog"
 HISTORY_FILE = "sglang-history.json"

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .wheels import SourceTree
+from macros.catalog_build.wheels import SourceTree
 
 ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
 

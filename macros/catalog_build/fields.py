@@ -11,9 +11,9 @@ import ast
 import dataclasses
 from typing import Any
 
-from .evaluator import ClassRef, Evaluator, Scope, Unresolved, dotted
-from .records import deprecation_from_help, make_flag, negations_for, removal_date, static_text
-from .wheels import CatalogError, SourceTree
+from macros.catalog_build.evaluator import ClassRef, Evaluator, Scope, Unresolved, dotted
+from macros.catalog_build.records import (deprecation_from_help, make_flag, negations_for, removal_date, static_text)
+from macros.catalog_build.wheels import CatalogError, SourceTree
 
 TYPE_PARSER_NAMES = {"json.loads": "json", "loads": "json"}
 

@@ -3,7 +3,7 @@
 Owns ``recipes/catalog/sglang-history.json``: how per-release snapshots are folded into it
 (:func:`build_history`), projected onto the pinned catalog files (:func:`catalog_document`) and
 compared between two releases (:func:`diff_releases`); a release is read back by the engine's
-one reader (``macros/history.py``). Must not read wheels (extraction happens before) nor decide
+one reader (``macros/engine/history.py``). Must not read wheels (extraction happens before) nor decide
 what a command may use (the checker does that).
 
 Layout, per package: ``releases`` lists the releases in order with their wheel and per-release
@@ -20,8 +20,8 @@ import json
 from typing import Any
 
 # the command and the tests reach the engine's reader under the extractor's names too
-from ..history import UnknownRelease, release_snapshot, releases_of  # noqa: F401
-from .records import HISTORY_ONLY_KEYS, replacement_of
+from macros.engine.history import UnknownRelease, release_snapshot, releases_of  # noqa: F401
+from macros.catalog_build.records import HISTORY_ONLY_KEYS, replacement_of
 
 FORMAT = 1
 

@@ -12,8 +12,8 @@ import math
 import re
 from typing import Any
 
-from .evaluator import STDLIB_CONSTANTS, EnumMember, Unresolved
-from .wheels import CatalogError
+from macros.catalog_build.evaluator import STDLIB_CONSTANTS, EnumMember, Unresolved
+from macros.catalog_build.wheels import CatalogError
 
 # ``help=argparse.SUPPRESS`` (a flag hidden from --help). The pinned catalog
 # spells it this way and must stay byte-identical while the engine and checker

@@ -11,27 +11,10 @@ import ast
 import dataclasses
 from typing import Any
 
-from .evaluator import (
-    Builtin,
-    ClassRef,
-    Evaluator,
-    External,
-    FuncRef,
-    ModuleScope,
-    Scope,
-    Unresolved,
-    collect_bindings,
-    dotted,
-)
-from .fields import type_parser_name
-from .records import (
-    deprecation_from_help,
-    make_flag,
-    negations_for,
-    removal_date,
-    static_text,
-)
-from .wheels import CatalogError
+from macros.catalog_build.evaluator import (Builtin, ClassRef, Evaluator, External, FuncRef, ModuleScope, Scope, Unresolved, collect_bindings, dotted)
+from macros.catalog_build.fields import type_parser_name
+from macros.catalog_build.records import (deprecation_from_help, make_flag, negations_for, removal_date, static_text)
+from macros.catalog_build.wheels import CatalogError
 
 
 @dataclasses.dataclass

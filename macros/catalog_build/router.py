@@ -7,10 +7,10 @@ Must not guess them for a release nobody checked: a release without a hand-verif
 
 from __future__ import annotations
 
-from .evaluator import Evaluator, FuncRef
-from .records import index_flags, unresolved_choices
-from .registrations import find_function, find_method, parser_allow_abbrev, walk_add_arguments
-from .wheels import CatalogError, SourceTree
+from macros.catalog_build.evaluator import Evaluator, FuncRef
+from macros.catalog_build.records import index_flags, unresolved_choices
+from macros.catalog_build.registrations import (find_function, find_method, parser_allow_abbrev, walk_add_arguments)
+from macros.catalog_build.wheels import CatalogError, SourceTree
 
 ROUTER_ARGS = "sglang_router/router_args.py"
 ROUTER_LAUNCH = "sglang_router/launch_router.py"

@@ -25,18 +25,11 @@ import ast
 import re
 from typing import Any
 
-from .evaluator import ClassRef, Evaluator, FuncRef, Scope, Unresolved, dotted
-from .fields import arg_positional_order, class_fields_to_flags
-from .records import index_flags, make_flag, to_json, unresolved_choices
-from .registrations import (
-    find_class,
-    find_function,
-    find_method,
-    parser_allow_abbrev,
-    walk_add_arguments,
-    walk_statements,
-)
-from .wheels import CatalogError, SourceTree
+from macros.catalog_build.evaluator import ClassRef, Evaluator, FuncRef, Scope, Unresolved, dotted
+from macros.catalog_build.fields import arg_positional_order, class_fields_to_flags
+from macros.catalog_build.records import index_flags, make_flag, to_json, unresolved_choices
+from macros.catalog_build.registrations import (find_class, find_function, find_method, parser_allow_abbrev, walk_add_arguments, walk_statements)
+from macros.catalog_build.wheels import CatalogError, SourceTree
 
 SERVER_ARGS = "sglang/srt/server_args.py"
 ENV_PATH = "sglang/srt/environ.py"

@@ -25,7 +25,7 @@ def project_copy(tmp_path: Path) -> Path:
 @contextmanager
 def recipes_root(path: Path):
     """Point builds in this process at another recipes folder for the duration."""
-    from macros.database import _cached
+    from macros.engine.database import _cached
 
     old = os.environ.get("RECIPES_ROOT")
     os.environ["RECIPES_ROOT"] = str(path)

@@ -3,9 +3,16 @@ blocks, badges, notices, Playground mounts and text, read with the standard libr
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+
+import pytest
+
+# each language's folder in a built site (English at the root)
+LANGS = {"en": "", "ko": "ko/"}
 
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}
@@ -100,3 +107,13 @@ def assert_404_keeps_its_language(folder: Path, lang: str) -> None:
     pages = set(re.findall(r'href="(/[^"#]*/)"', doc)) - {"/", "/ko/"}
     assert pages and all(p.startswith(root) for p in pages), pages
     assert all((folder / p[len(root):] / "index.html").is_file() for p in pages)
+
+
+def require_zensical() -> None:
+    """Skip outside CI when Zensical is missing; on CI that is a failure."""
+    if importlib.util.find_spec("zensical") is not None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail("zensical is missing on CI: pip install -e '.[test]' installs it",
+                    pytrace=False)
+    pytest.skip("zensical not installed: pip install -e '.[zensical]'")

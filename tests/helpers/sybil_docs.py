@@ -21,10 +21,10 @@ import openai
 from sybil import Region, Sybil
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from macros import bench_serving
-from macros.check import check_text
-from macros.database import cached_database
-from macros.errors import RecipeError
+from macros.engine import bench_serving
+from macros.engine.check import check_text
+from macros.engine.database import cached_database
+from macros.engine.errors import RecipeError
 from standin import StandInServer, served_models
 
 SHELL_LANGS = ("bash", "shell", "sh", "console", "zsh")

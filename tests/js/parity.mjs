@@ -1,5 +1,5 @@
 // Parity runner: composes every selection of a batch with the Playground's interpreter and
-// prints what the Python side compares against macros.resolve / macros.render.
+// prints what the Python side compares against macros.engine.resolve / macros.site.render.
 //
 //   node tests/js/parity.mjs EXPORT_EN.json EXPORT_KO.json SELECTIONS.json OUT.json
 //

@@ -1,16 +1,16 @@
 /* The Recipe Playground: composes an SGLang command in the browser from a model's JSON export
- * (macros/export.py), with the same algorithm as the Python engine.
+ * (macros/site/export.py), with the same algorithm as the Python engine.
  *
  * Part 1 is a pure interpreter with no DOM access; Node loads it for the parity test
  * (tests/js/parity.mjs), which proves it prints what `recipes command` prints for every
  * reachable selection. It mirrors, function by function:
- *   macros/conditions.py  evaluate, fill, evalExpr (three-valued conditions, {expression})
- *   macros/flags.py       quote, parseFlagText
- *   macros/calculator.py  calcEvaluate, calcField, fmt
- *   macros/resolve.py     compose (= resolve(..., strict=False)), effective configuration
- *   macros/check.py       catalog and rule findings for the generated command
- *   macros/render.py      commandText, routerText
- *   macros/runmodes.py    dockerText, curlText, pythonText
+ *   macros/engine/conditions.py  evaluate, fill, evalExpr (three-valued conditions, {expression})
+ *   macros/engine/flags.py       quote, parseFlagText
+ *   macros/engine/calculator.py  calcEvaluate, calcField, fmt
+ *   macros/engine/resolve.py     compose (= resolve(..., strict=False)), effective configuration
+ *   macros/engine/check.py       catalog and rule findings for the generated command
+ *   macros/site/render.py      commandText, routerText
+ *   macros/site/runmodes.py    dockerText, curlText, pythonText
  *   macros/cli.py         wholeNumber (= _avg_len: request lengths in the URL hash and input)
  * Part 2 is a thin DOM layer: controls, output blocks, copy buttons and the URL hash. It builds
  * every node with createElement/textContent and makes no request beyond the page's own JSON.

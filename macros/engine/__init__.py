@@ -1,0 +1,1 @@
+"""The engine: the recipe database (schema, loading, validation), conditions and templates, resolution, checking (the shell reader, docker options, the flag catalog and history, releases), calculators and the benchmark commands. Imports nothing from the other subpackages."""

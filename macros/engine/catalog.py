@@ -1,0 +1,613 @@
+"""The SGLang and sglang-router flag catalogs extracted from the pinned wheels.
+
+Owns looking a flag up the way argparse would (exact name, alias, ``--no-`` form, unique
+abbreviation; a flag one program reads before argparse is no abbreviation target) and checking
+one flag's values against its type, its choices and the bounds of ``flag-bounds.yaml``; what the
+pinned release reads of the environment: its registry, its deprecated set (from
+``sglang-history.json``, with the text the release warns with) and the variables it reads
+outside the registry. Reads and validates ``flag-bounds.yaml``, which also holds what the
+extracted catalogs do not record: one flag bounded by another, choices an environment variable
+adds, variables read outside the registry. The JSON files are written by ``catalog_build``;
+this module only reads them. Must not decide bounds, choices or env facts in code: they are
+data.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from macros.engine.errors import Problem, choices_hint
+from macros.engine.history import History
+from macros.engine.yamlfile import Marked
+
+_PLACEHOLDER = re.compile(r"\{\{[A-Z0-9_]+\}\}|<[^<>]+>")
+# SGLang's own human_readable_int: case-sensitive SI (decimals allowed) or IEC suffixes, else int()
+_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
+_MULTIPLIER = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+               "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+NUMERIC_TYPES = ("int", "float", "human_readable_int")
+HISTORY = "sglang-history.json"
+# How the release's _DeprecatedEnv forwards an old value to its replacement (environ.py).
+_TRANSFORMS = {"invert_bool": "inverted", "ms_to_s": "converted from milliseconds to seconds"}
+# What sglang's EnvBool.parse reads as true (sglang/srt/environ.py); any other value is false
+# or, when it is no boolean at all, the default with a warning.
+_ENV_TRUE = ("true", "1", "yes", "y")
+
+
+class _SizeError(ValueError):
+    """A size SGLang's human_readable_int refuses with a reason of its own."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values a numeric flag can take: ``min``/``max`` inclusive, ``above`` exclusive."""
+
+    means: str
+    min: int | float | None = None
+    above: int | float | None = None
+    max: int | float | None = None
+    also: tuple[int | float, ...] = ()  # values outside the range that mean something (-1: off)
+
+    def problem(self, number: int | float) -> str | None:
+        if number in self.also:
+            return None
+        if (self.min is not None and number < self.min) \
+                or (self.above is not None and number <= self.above) \
+                or (self.max is not None and number > self.max):
+            return f"must be {self.describe()} ({self.means})"
+        return None
+
+    def describe(self) -> str:
+        if self.min is not None and self.max is not None:
+            text = f"from {self.min} to {self.max}"
+        else:
+            parts = [f"at least {self.min}" if self.min is not None else None,
+                     f"above {self.above}" if self.above is not None else None,
+                     f"at most {self.max}" if self.max is not None else None]
+            text = " and ".join(p for p in parts if p)
+        return text + "".join(f" or {a}" for a in self.also)
+
+
+@dataclass(frozen=True, eq=False)  # identity: specs are unique, and hashable for caching
+class FlagSpec:
+    name: str
+    aliases: tuple[str, ...]
+    takes_value: bool
+    nargs: Any
+    type: str
+    choices: tuple[str, ...] | None
+    default: Any
+    deprecated: str | None
+    help: str = ""
+    late_choices: tuple[str, ...] | None = None
+    source: str = "sglang"
+    action: str = "store"
+    negations: tuple[str, ...] = ()
+    bound: Bound | None = None
+    programs: tuple[str, ...] | None = None  # None: every program of the catalog reads it
+    env_choices: tuple[tuple[str, str], ...] = ()  # (choice, the variable that adds it)
+
+    @classmethod
+    def from_json(cls, d: dict, source: str) -> "FlagSpec":
+        choices = d.get("choices")
+        late = d.get("late_choices")
+        programs = d.get("programs")
+        return cls(
+            name=d["name"], aliases=tuple(d.get("aliases") or ()),
+            takes_value=bool(d.get("takes_value", True)), nargs=d.get("nargs"),
+            type=str(d.get("type") or "str"),
+            choices=tuple(str(c) for c in choices) if choices else None,
+            default=d.get("default"), deprecated=d.get("deprecated"), help=d.get("help") or "",
+            late_choices=tuple(str(c) for c in late) if late else None, source=source,
+            action=str(d.get("action") or "store"), negations=tuple(d.get("negations") or ()),
+            programs=tuple(programs) if programs else None)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    spec: FlagSpec | None
+    written: str
+    kind: str  # exact | alias | negated | abbreviated | ambiguous | unknown
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass
+class Catalog:
+    package: str
+    version: str
+    flags: dict[str, FlagSpec]
+    env: dict[str, dict]  # what the release reads: its registry, and env_read of flag-bounds.yaml
+    allow_abbrev: bool = True
+    programs: tuple[str, ...] = ()
+    # name -> what the release does with it, in the words of its deprecation warning
+    deprecated_env: dict[str, str] = field(default_factory=dict)
+    # flag -> (the flag its value must stay below, what the two mean together)
+    below: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # role -> the flags that carry it, first given wins (flag-bounds.yaml's ``roles``)
+    roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _names: dict[str, tuple[FlagSpec, str]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, path: Path, source: str, history: dict | None = None) -> "Catalog":
+        """The catalog file at ``path``; a release with an env registry has a deprecated set
+        too, which the flag history (``history``, parsed by the caller) holds."""
+        path = Path(path)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        flags = {f["name"]: FlagSpec.from_json(f, source) for f in data["flags"]}
+        env = {e["name"]: e for e in data.get("env", [])}
+        cat = cls(data["package"], data["version"], flags, env,
+                  bool(data.get("allow_abbrev", True)), tuple(data.get("programs") or ()))
+        if env:
+            if history is None:
+                raise ValueError(f"{HISTORY}, which holds the release's deprecated environment "
+                                 "variables, was not read")
+            cat.deprecated_env = _deprecated_env(History(history, cat.package), cat)
+        cat._index()
+        return cat
+
+    def _index(self) -> None:
+        self._names.clear()
+        self.__dict__.pop("sorted_names", None)
+        for spec in self.flags.values():
+            self._names[spec.name] = (spec, "exact")
+            for negation in spec.negations:
+                self._names.setdefault(negation, (spec, "negated"))
+            for alias in spec.aliases:
+                self._names.setdefault(alias, (spec, "alias"))
+
+    def add(self, spec: FlagSpec) -> None:
+        self.flags[spec.name] = spec
+        self._names[spec.name] = (spec, "exact")
+        for alias in spec.aliases:
+            self._names.setdefault(alias, (spec, "alias"))
+        self.__dict__.pop("sorted_names", None)
+
+    def set_bounds(self, bounds: dict[str, Bound]) -> None:
+        for name, bound in bounds.items():
+            self.flags[name] = replace(self.flags[name], bound=bound)
+        self._index()
+
+    @cached_property
+    def sorted_names(self) -> tuple[str, ...]:
+        # a flag one program takes out before argparse runs is matched by its full name only
+        return tuple(sorted(n for n, (spec, _) in self._names.items() if spec.programs is None))
+
+    def lookup(self, written: str) -> Lookup:
+        hit = self._names.get(written)
+        if hit:
+            return Lookup(hit[0], written, hit[1])
+        if self.allow_abbrev:  # the names sharing a prefix sit together in sorted order
+            names = self.sorted_names
+            i = end = bisect_left(names, written)
+            while end < len(names) and names[end].startswith(written):
+                end += 1
+            matches = names[i:end]
+            specs = {self._names[n][0].name for n in matches}
+            if len(specs) == 1:
+                return Lookup(self._names[matches[0]][0], written, "abbreviated", tuple(matches))
+            if len(specs) > 1:
+                return Lookup(None, written, "ambiguous", tuple(sorted(specs)))
+        return Lookup(None, written, "unknown")
+
+    def role_flags(self, role: str) -> tuple[str, ...]:
+        """The flags that carry ``role`` (one of ``ROLES``), newest spelling first."""
+        return self.roles[role]
+
+    def role_value(self, flags: dict[str, Any], role: str, default: Any = None) -> Any:
+        """The value ``flags`` (name -> value) gives ``role``: the first of its flags present,
+        else ``default``."""
+        for name in self.roles[role]:
+            if name in flags:
+                return flags[name]
+        return default
+
+    def canonical(self, written: str) -> str | None:
+        hit = self._names.get(written)
+        return hit[0].name if hit else None
+
+    def stock_read(self, name: str) -> str | None:
+        """How the release reads environment variable ``name`` (words that follow "read"),
+        or None if it does not."""
+        if name in self.deprecated_env:
+            return "to warn that it is deprecated"
+        entry = self.env.get(name)
+        if entry is None:
+            return None
+        if "read" in entry:
+            return f"straight from the environment ({entry['read']})"
+        return "through its environment registry"
+
+    def below_problems(self, given: dict[str, tuple[str, ...]]) -> list[tuple[str, str, str]]:
+        """(flag, the flag it must stay below, why) for each ``below`` pair that the flags
+        ``given`` (full name -> values, each sound for its flag) break; a flag left out counts
+        with its default, a placeholder is never judged."""
+        out = []
+        for name, (other, means) in self.below.items():
+            value = _one_number(self.flags[name], given.get(name))
+            absent = other not in given
+            default = self.flags[other].default
+            limit = (default if isinstance(default, (int, float)) and not isinstance(default, bool)
+                     else None) if absent else _one_number(self.flags[other], given[other])
+            if value is None or limit is None or value < limit:
+                continue
+            shown = f"{limit}, its default" if absent else given[other][0]
+            out.append((name, other, f"{name} {given[name][0]}: must be less than {other} "
+                                     f"({shown}): {means}"))
+        return out
+
+    def spec_under_env(self, spec: FlagSpec, env: dict[str, str]) -> FlagSpec:
+        """``spec`` with the choices that ``env`` adds (a variable set to a true value)."""
+        added = tuple(choice for choice, var in spec.env_choices
+                      if var in env and (is_placeholder(env[var])
+                                         or env[var].lower() in _ENV_TRUE))
+        return _with_choices(spec, added) if added else spec
+
+
+@lru_cache(maxsize=256)
+def _with_choices(spec: FlagSpec, added: tuple[str, ...]) -> FlagSpec:
+    return replace(spec, choices=(spec.choices or ()) + added)
+
+
+def _deprecated_env(history: History, catalog: Catalog) -> dict[str, str]:
+    """The release's deprecated variables (``env_deprecated`` of the history at its version)
+    and the old names its registry still reads under a new one (``deprecated_alias``)."""
+    where = f"{catalog.package} {catalog.version}"
+    out: dict[str, str] = {}
+    for name, facts in history.section("env_deprecated", catalog.version).items():
+        replacement, note = facts.get("replacement"), facts.get("note")
+        if replacement:
+            how = _TRANSFORMS.get(facts.get("transform"), facts.get("transform"))
+            text = (f"{where} warns at start and hands its value to {replacement}"
+                    + (f" ({how})" if how else "") + f"; set {replacement} instead")
+        else:
+            text = f"{where} warns at start and ignores it"
+        out[name] = text + (f". {note}" if note else "")
+    for entry in catalog.env.values():
+        old = entry.get("deprecated_alias")
+        if old:
+            out[old] = (f"{where} reads it only while {entry['name']} is unset, with a "
+                        f"deprecation warning; set {entry['name']} instead")
+    return out
+
+
+def is_placeholder(value: str) -> bool:
+    """Values the reader fills in (``<rank>``) or the renderer fills in (``{{PORT}}``)."""
+    return bool(_PLACEHOLDER.search(value))
+
+
+@lru_cache(maxsize=16384)
+def value_problem(spec: FlagSpec, values: tuple[str, ...]) -> str | None:
+    """Why ``values`` are not acceptable for ``spec`` (argparse-level), or None."""
+    if not spec.takes_value:
+        if values:
+            return f"{spec.name} takes no value (got '{' '.join(values)}')"
+        return None
+    if not values and spec.nargs not in ("*", "?"):
+        return f"{spec.name} needs a value"
+    if spec.nargs in (None, 1, "?") and len(values) > 1:
+        return f"{spec.name} takes one value (got {len(values)}: {' '.join(values)})"
+    if isinstance(spec.nargs, int) and spec.nargs > 1 and len(values) != spec.nargs:
+        return f"{spec.name} takes {spec.nargs} values (got {len(values)})"
+    for v in values:
+        if is_placeholder(v):
+            continue
+        if spec.choices and v not in spec.choices:
+            return (f"{spec.name} {v}: '{v}' is not a valid choice "
+                    f"(valid: {', '.join(spec.choices)})")
+        if spec.late_choices and v.upper() not in {c.upper() for c in spec.late_choices}:
+            return (f"{spec.name} {v}: SGLang rejects '{v}' at startup "
+                    f"(valid: {', '.join(spec.late_choices)})")
+        bad = _type_problem(spec.type, v)
+        if bad is None and spec.bound is not None:
+            bad = spec.bound.problem(_number(spec.type, v))
+        if bad:
+            return f"{spec.name} {v}: {bad}"
+    return None
+
+
+def _one_number(spec: FlagSpec, values: tuple[str, ...] | None) -> int | float | None:
+    """The flag's one value as its type reads it; None when absent or a placeholder."""
+    if not values or len(values) != 1 or is_placeholder(values[0]):
+        return None
+    return _number(spec.type, values[0])
+
+
+def _type_problem(kind: str, v: str) -> str | None:
+    if kind in NUMERIC_TYPES:
+        try:
+            number = _number(kind, v)
+        except _SizeError as exc:
+            return str(exc)
+        except ValueError:
+            return {"int": f"'{v}' is not an integer", "float": f"'{v}' is not a number",
+                    "human_readable_int": f"'{v}' is not a size like 65536, 128k or 1Mi"}[kind]
+        if isinstance(number, float) and not math.isfinite(number):  # float() takes them
+            return f"'{v}' is not a finite number"
+    elif kind == "json":
+        try:
+            json.loads(v)
+        except ValueError:
+            return f"'{v}' is not valid JSON"
+    return None
+
+
+def _number(kind: str, v: str) -> int | float:
+    """The value as the flag's argparse type reads it; ValueError when it does not."""
+    if kind == "float":
+        return float(v)
+    if kind == "human_readable_int":
+        m = _HUMAN_INT.fullmatch(v.strip())
+        if m:
+            number, suffix = m.groups()
+            if suffix.endswith("i"):
+                if "." in number:  # SGLang's own hint for Ki says '1.5K', which it refuses
+                    raise _SizeError(f"'{v}' has a decimal with an IEC suffix, which SGLang "
+                                     f"refuses: write an integer IEC size such as "
+                                     f"'{int(Decimal(number))}{suffix}' or an SI size such as "
+                                     f"'{number}{suffix[0].replace('K', 'k')}'")
+                return int(number) * _MULTIPLIER[suffix]
+            return int(Decimal(number) * _MULTIPLIER[suffix])
+    return int(v)
+
+
+# --- flag-bounds.yaml --------------------------------------------------------------------------
+
+_KIND_FIELDS = ("means", "min", "above", "max", "also")
+_FACTS = ("below", "env_choices", "env_read")  # the optional sections, one reader each below
+# What generic code asks a flag for, by meaning: each catalog that takes part names the flags
+# that carry each role in flag-bounds.yaml's ``roles`` (so a rename in the flag history is an
+# edit there, never in the code); the server catalog must give every role.
+ROLES = {
+    "tensor-parallel": "the tensor-parallel size (GPUs one copy of the weights spans)",
+    "data-parallel": "the data-parallel size (attention DP groups or replicas)",
+    "host": "the address the server listens on",
+    "port": "the port the server listens on",
+    "model": "the model the server loads",
+}
+
+
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) \
+        and not (isinstance(value, float) and not math.isfinite(value))
+
+
+def load_bounds(doc: Marked, catalogs: dict[str, Catalog]) -> list[Problem]:
+    """Give the catalogs' specs the bounds and facts ``doc`` lists; every mistake with its
+    place. The catalogs are keyed by package name (``sglang``, ``sglang-router``)."""
+    data = doc.data
+    if not isinstance(data, dict) or not {"kinds", "flags", "roles"} <= set(data) \
+            or set(data) - {"kinds", "flags", "roles", *_FACTS}:
+        return [doc.problem((), "a bounds file is a mapping with the keys 'kinds', 'flags' and "
+                                f"'roles', and optionally {', '.join(repr(k) for k in _FACTS)}")]
+    problems: list[Problem] = []
+    declared = data["kinds"] if isinstance(data["kinds"], dict) else {}
+    if not isinstance(data["kinds"], dict):
+        problems.append(doc.problem(("kinds",), "'kinds' maps a kind's name to its bound"))
+    kinds: dict[Any, Bound] = {}  # the declared kinds whose bound is sound
+    for kind, fields in declared.items():
+        bound, why = _bound_of(fields)
+        if why:
+            problems.append(doc.problem(("kinds", kind), f"kind '{kind}': {why}"))
+        else:
+            kinds[kind] = bound
+    if not isinstance(data["flags"], dict):
+        return problems + [doc.problem(("flags",), "'flags' maps a catalog's package name to "
+                                                   "its kinds")]
+    for package, by_kind in data["flags"].items():
+        catalog = catalogs.get(package)
+        if catalog is None:
+            problems.append(doc.problem(("flags", package), f"'{package}' is not a flag catalog "
+                                        f"({choices_hint(str(package), catalogs)})"))
+        elif not isinstance(by_kind, dict):
+            problems.append(doc.problem(("flags", package), f"'{package}' maps a kind to a list "
+                                        "of flag names"))
+        else:
+            problems += _catalog_bounds(doc, catalog, package, by_kind, kinds, declared)
+    problems += _roles(doc, data.get("roles"), catalogs)
+    readers = {"below": _below, "env_choices": _env_choices, "env_read": _env_read}
+    for section in _FACTS:
+        given = data.get(section, {})
+        if not isinstance(given, dict):
+            problems.append(doc.problem((section,), f"'{section}' maps a catalog's package name "
+                                        "to its entries"))
+            continue
+        for package, entries in given.items():
+            catalog = catalogs.get(package)
+            where = (section, package)
+            if catalog is None:
+                problems.append(doc.problem(where, f"'{package}' is not a flag catalog "
+                                            f"({choices_hint(str(package), catalogs)})"))
+            elif not isinstance(entries, dict):
+                problems.append(doc.problem(where, f"'{package}' maps a name to its entry"))
+            else:
+                for name, entry in entries.items():
+                    found = readers[section](catalog, name, entry)
+                    if found:
+                        problems.append(doc.problem(where + (name, *found[0]), found[1]))
+    for catalog in catalogs.values():  # env_choices replaced specs
+        catalog._index()
+    return problems
+
+
+def _roles(doc: Marked, given: Any, catalogs: dict[str, Catalog]) -> list[Problem]:
+    """``roles: {package: {role: [flag, …]}}``: the flags that carry each of ``ROLES``."""
+    if not isinstance(given, dict):
+        return [doc.problem(("roles",), "'roles' maps a catalog's package name to its roles")]
+    problems: list[Problem] = []
+    for package, roles in given.items():
+        catalog = catalogs.get(package)
+        if catalog is None:
+            problems.append(doc.problem(("roles", package), f"'{package}' is not a flag catalog "
+                                        f"({choices_hint(str(package), catalogs)})"))
+            continue
+        if not isinstance(roles, dict):
+            problems.append(doc.problem(("roles", package), f"'{package}' maps a role to the "
+                                        "list of flags that carry it"))
+            continue
+        for role, names in roles.items():
+            where = ("roles", package, role)
+            if role not in ROLES:
+                problems.append(doc.problem(where, f"'{role}' is not a role the engine asks for "
+                                            f"({choices_hint(str(role), ROLES)})"))
+                continue
+            if not isinstance(names, list) or not names:
+                problems.append(doc.problem(where, f"{role}: give the flags that carry it as a "
+                                            "list, the newest spelling first"))
+                continue
+            bad = next(((i, why) for i, n in enumerate(names)
+                        if (why := _flag_problem(catalog, n))), None)
+            if bad:
+                problems.append(doc.problem(where + (bad[0],), bad[1]))
+                continue
+            catalog.roles[role] = tuple(names)
+    server = catalogs.get("sglang")
+    if server is not None and isinstance(given.get("sglang"), dict):
+        missing = [r for r in ROLES if r not in given["sglang"]]
+        if missing:
+            problems.append(doc.problem(("roles", "sglang"), "the server catalog gives no flag "
+                                        f"for {', '.join(missing)} (every role: "
+                                        f"{'; '.join(f'{k}: {v}' for k, v in ROLES.items())})"))
+    elif server is not None:
+        problems.append(doc.problem(("roles",), "'roles' has no entry for 'sglang', the server "
+                                    "catalog"))
+    return problems
+
+
+def _flag_problem(catalog: Catalog, name: Any, numeric: bool = False) -> str | None:
+    spec = catalog.flags.get(name) if isinstance(name, str) else None
+    if spec is None:
+        return (f"'{name}' is not a flag of {catalog.package} {catalog.version} "
+                f"({choices_hint(str(name), catalog.flags)})")
+    if numeric and spec.type not in NUMERIC_TYPES:
+        return f"{name} takes {spec.type} values, not numbers"
+    return None
+
+
+def _below(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+    """``flag: {flag: other, means: …}``: the value must be less than the other flag's."""
+    bad = _flag_problem(catalog, name, numeric=True)
+    if bad:
+        return (), bad
+    if not isinstance(entry, dict) or set(entry) != {"flag", "means"}:
+        return (), f"{name}: give the entry as {{flag: the flag it stays below, means: why}}"
+    other, means = entry["flag"], entry["means"]
+    bad = _flag_problem(catalog, other, numeric=True) or (
+        f"{name} cannot be bounded by itself" if other == name else None)
+    if bad:
+        return ("flag",), bad
+    if not isinstance(means, str) or not means.strip():
+        return ("means",), f"{name}: 'means' says why the value stays below {other}"
+    catalog.below[name] = (other, means.strip())
+    return None
+
+
+def _env_choices(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+    """``flag: {choice: VARIABLE}``: argparse offers the choice while the variable is true."""
+    bad = _flag_problem(catalog, name)
+    if bad:
+        return (), bad
+    spec = catalog.flags[name]
+    if not spec.choices:
+        return (), f"{name} has no choices to add to"
+    if not isinstance(entry, dict) or not entry:
+        return (), f"{name}: give the choices it gains as {{choice: the variable that adds it}}"
+    for choice, var in entry.items():
+        if choice in spec.choices:
+            return (choice,), f"'{choice}' is already a choice of {name}; delete it"
+        registered = catalog.env.get(var) if isinstance(var, str) else None
+        if registered is None or "read" in registered:
+            return (choice,), (f"'{var}' is not in the environment registry of "
+                               f"{catalog.package} {catalog.version} "
+                               f"({choices_hint(str(var), catalog.env)})")
+        if registered.get("type") != "Bool":
+            return (choice,), (f"{var} holds {registered.get('type')} values; only a Bool "
+                               "variable adds a choice")
+    catalog.flags[name] = replace(spec, env_choices=tuple(entry.items()))
+    return None
+
+
+def _env_read(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+    """``VARIABLE: where the release reads it``: read outside the registry, so not in it."""
+    where = f"{catalog.package} {catalog.version}"
+    if name in catalog.env:
+        return (), f"{name} is in the environment registry of {where} already; delete it here"
+    if name in catalog.deprecated_env:
+        return (), f"{name} is in the deprecated set of {where}; delete it here"
+    if not isinstance(entry, str) or not entry.strip():
+        return (), f"{name}: say where {where} reads it (file and call)"
+    catalog.env[name] = {"name": name, "read": entry.strip()}
+    return None
+
+
+def _catalog_bounds(doc: Marked, catalog: Catalog, package, by_kind: dict, kinds: dict,
+                    declared: dict) -> list[Problem]:
+    problems: list[Problem] = []
+    bounds: dict[str, Bound] = {}
+    listed: dict[str, Any] = {}
+    for kind, names in by_kind.items():
+        where = ("flags", package, kind)
+        if kind not in declared:
+            problems.append(doc.problem(where, f"unknown kind '{kind}' "
+                                        f"({choices_hint(str(kind), declared)})"))
+            continue
+        if not isinstance(names, list):
+            problems.append(doc.problem(where, f"kind '{kind}' takes a list of flag names"))
+            continue
+        for i, name in enumerate(names):
+            spec = catalog.flags.get(name) if isinstance(name, str) else None
+            if spec is None:
+                problems.append(doc.problem(where + (i,), _flag_problem(catalog, name)))
+            elif spec.type not in NUMERIC_TYPES:
+                problems.append(doc.problem(where + (i,), f"{name} takes {spec.type} values, so "
+                                            "it has no numeric bound"))
+            elif name in listed:
+                problems.append(doc.problem(where + (i,), f"{name} is listed twice (first under "
+                                            f"'{listed[name]}')"))
+            elif kind in kinds:  # a kind with a broken bound is reported once, above
+                bound = kinds[kind]
+                default = spec.default
+                outside = isinstance(default, (int, float)) and not isinstance(default, bool) \
+                    and bound.problem(default)
+                if outside:  # a sentinel default ("-1: unlimited") means the bound is wrong
+                    problems.append(doc.problem(where + (i,), f"{name}'s default {default} "
+                                                f"{outside}: it is not a '{kind}' flag"))
+                else:
+                    bounds[name] = bound
+                listed[name] = kind
+    catalog.set_bounds(bounds)
+    return problems
+
+
+def _bound_of(fields: Any) -> tuple[Bound | None, str | None]:
+    if not isinstance(fields, dict):
+        return None, f"give the bound as a mapping of {', '.join(_KIND_FIELDS)}"
+    unknown = [k for k in fields if k not in _KIND_FIELDS]
+    if unknown:
+        return None, f"unknown field '{unknown[0]}' (valid fields: {', '.join(_KIND_FIELDS)})"
+    means = fields.get("means")
+    if not isinstance(means, str) or not means.strip():
+        return None, "'means' names what such a value is (a count, a port …)"
+    numbers = {k: fields[k] for k in ("min", "above", "max") if k in fields}
+    for key, value in numbers.items():
+        if not _is_number(value):
+            return None, f"'{key}' must be a finite number (got {value!r})"
+    also = fields.get("also", [])
+    if not isinstance(also, list) or not all(_is_number(v) for v in also):
+        return None, f"'also' lists the finite numbers allowed outside the bound (got {also!r})"
+    if not numbers:
+        return None, "give at least one of 'min', 'above' and 'max'"
+    if "min" in numbers and "above" in numbers:
+        return None, "give 'min' or 'above', not both"
+    low = numbers.get("min", numbers.get("above"))
+    if low is not None and "max" in numbers and not (
+            low < numbers["max"] or ("min" in numbers and low == numbers["max"])):
+        return None, f"no value satisfies the bound (lower {low}, max {numbers['max']})"
+    return Bound(means.strip(), **numbers, also=tuple(also)), None

@@ -1,0 +1,543 @@
+"""Loading the recipe database: every file parsed, validated and cross-referenced once.
+
+Owns the ``Database`` object the engine, the CLI and the mkdocs macros share, reading every
+file against its schema (hardware.yaml's container options against its own docker vocabulary
+too), and gathering every load error a maintainer can see (``file:line:col: what (valid
+choices)``); the cross-file checks of a model are ``validate.py``'s. Must not
+compose commands (``resolve.py``) or print anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from macros.engine import bench_serving, conditions, yamlfile
+from macros.engine.docker import option_problem
+from macros.engine.catalog import HISTORY, Catalog, FlagSpec, load_bounds, value_problem
+from macros.engine.errors import Problem, RecipeError, choices_hint
+from macros.engine.flags import READER_PLACEHOLDERS, Flag
+from macros.engine.releases import Migration, Releases
+from macros.engine.schema import (AxesFile, Axis, BenchmarksFile, Calculator, Cell, CellsFile, Containers, HardwareFile, MigrationsFile, ModelFile, PlaceholdersFile, Platform, ReaderValue, RulesFile)
+
+LANGS = ("en", "ko")
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = ROOT / "recipes"
+_TEXT_ID = re.compile(r"^[a-z0-9_.-]+$")
+# What the export ships and the Playground looks up: a kind and a name, "role.unified".
+EXPORTED_TEXT_ID = re.compile(r"^[a-z0-9_]+(?:[.-][a-z0-9_]+)+$")
+_FIELD = re.compile(r"\{([a-z_]+)\}")
+HINT_FIELDS = {"nodes", "last_rank"}  # what resolve fills into every hint
+# Context keys the engine itself answers; a dimension or an axis cannot take their names.
+RESERVED_KEYS = {"calculator", "program", "router_bootstrap", "server_bootstrap", "pd"}
+
+
+@dataclass
+class Model:
+    id: str
+    dir: Path
+    info: ModelFile
+    cells: list[Cell]
+    cell_flags: list[list[Flag]]
+    axes: list[Axis]
+    overlay_ids: tuple[str, ...]
+    rules: RulesFile
+    benchmarks: BenchmarksFile | None
+    text: dict[str, dict[str, str]]
+    cell_index: dict[tuple[str, ...], int] = field(default_factory=dict)
+    axis_index: dict[str, Axis] = field(default_factory=dict)
+    # Indexes and memo tables the engine builds from this (immutable) model and rebuilds on use;
+    # a build drops them after each page (site.py), so they never hold more than a page needs.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def dimensions(self) -> tuple[str, ...]:
+        """The ordered keys of a cell: the hardware, then the dimensions model.yaml declares."""
+        return ("hw",) + tuple(d.id for d in self.info.dimensions)
+
+    @cached_property
+    def dimension_options(self) -> dict[str, list[tuple[str, str, conditions.Node]]]:
+        """Each dimension's options as (id, label text id, where it is offered)."""
+        out: dict[str, list[tuple[str, str, conditions.Node]]] = {
+            "hw": [(h, "", conditions.ALWAYS) for h in self.info.hardware]}
+        for d in self.info.dimensions:
+            out[d.id] = [(o.id, o.label, o.when) for o in d.options]
+        return out
+
+    def calculator(self, calc_id: str) -> Calculator | None:
+        return next((c for c in self.info.calculators if c.id == calc_id), None)
+
+    def key(self, match: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(str(match.get(d)) for d in self.dimensions)
+
+    def cell(self, match: dict[str, Any]) -> Cell | None:
+        i = self.cell_index.get(self.key(match))
+        return None if i is None else self.cells[i]
+
+
+@dataclass
+class Database:
+    root: Path
+    platforms: dict[str, Platform]
+    containers: Containers
+    catalog: Catalog
+    router_catalog: Catalog
+    text: dict[str, dict[str, str]]
+    models: dict[str, Model]
+    releases: Releases
+    bench_releases: bench_serving.BenchReleases
+    # what the reader fills into commands (<rank> …), each declared once for every model
+    reader_values: list[ReaderValue] = field(default_factory=list)
+
+    def model(self, model_id: str) -> Model:
+        if model_id not in self.models:
+            raise RecipeError([Problem("<command line>", None, None,
+                                       f"unknown model '{model_id}' ("
+                                       f"{choices_hint(model_id, self.models)})")])
+        return self.models[model_id]
+
+    def t(self, lang: str, text_id: str, model: Model | None = None, **fields: Any) -> str:
+        """The reader-visible text for ``text_id`` in ``lang``, with ``{fields}`` filled in."""
+        table = model.text[lang] if model is not None else {}
+        raw = table.get(text_id)
+        if raw is None:
+            raw = self.text[lang][text_id]
+        if fields:
+            raw = _FIELD.sub(lambda m: str(fields.get(m.group(1), m.group(0))), raw)
+        return raw
+
+
+class _Collector:
+    """Gathers problems from every file so one run reports them all."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, doc: yamlfile.Marked, path: tuple, message: str) -> None:
+        self.problems.append(doc.problem(path, message))
+
+    def parse(self, doc: yamlfile.Marked, model: type[BaseModel]):
+        try:
+            return model.model_validate(doc.data if doc.data is not None else {})
+        except ValidationError as exc:
+            for err in exc.errors():
+                self.problems.append(doc.problem(tuple(err["loc"]), _explain(err, model)))
+            return None
+
+    def load(self, path: Path, root: Path) -> yamlfile.Marked | None:
+        try:
+            doc = yamlfile.load(path, display=_rel(path, root))
+        except RecipeError as exc:
+            self.problems.extend(exc.problems)
+            return None
+        if doc.data is not None and not isinstance(doc.data, dict):
+            kind = "a list" if isinstance(doc.data, list) else f"the value {doc.data!r}"
+            self.add(doc, (), f"the file must be a mapping of field names to values at the top "
+                     f"level (found {kind})")
+            return None
+        return doc
+
+
+def _rel(path: Path, root: Path) -> str:
+    """``path`` as the maintainer named it, relative to ``root``. Nothing is resolved: the
+    file may be a symlink loop, and a symlinked file is reported where it sits."""
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    return str(path) if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
+def _explain(err: dict, model: type[BaseModel]) -> str:
+    loc = ".".join(str(p) for p in err["loc"]) or "file"
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        allowed = _fields_at(model, err["loc"][:-1])
+        return f"unknown field '{err['loc'][-1]}' (valid fields: {', '.join(allowed)})"
+    if kind == "missing":
+        return f"'{loc}' is required"
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
+    return f"'{loc}': {err['msg']} (got {shown})"
+
+
+def _fields_at(model: type[BaseModel], loc: tuple) -> list[str]:
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field_info = getattr(current, "model_fields", {}).get(part)
+        if field_info is None:
+            break
+        ann = field_info.annotation
+        for arg in getattr(ann, "__args__", ()) or (ann,):
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                current = arg
+                break
+            for sub in getattr(arg, "__args__", ()):
+                if isinstance(sub, type) and issubclass(sub, BaseModel):
+                    current = sub
+                    break
+    names = []
+    for name, info in getattr(current, "model_fields", {}).items():
+        names.append(info.alias or name)
+    return names
+
+
+def load_database(root: Path | str = RECIPES) -> Database:
+    """Load and validate everything under ``root``; raise RecipeError listing every problem."""
+    root = Path(root)
+    if not root.is_dir():
+        raise RecipeError([Problem(str(root), None, None, "recipes folder not found")])
+    base = root.parent
+    out = _Collector()
+    catalog_dir = root / "catalog"
+    platforms: dict[str, Platform] = {}
+    containers = None
+    hw_doc = out.load(catalog_dir / "hardware.yaml", base)
+    if hw_doc:
+        hw = out.parse(hw_doc, HardwareFile)
+        if hw:
+            for i, p in enumerate(hw.platforms):
+                if p.id in platforms:
+                    out.add(hw_doc, ("platforms", i, "id"), f"duplicate platform id '{p.id}'")
+                platforms[p.id] = p
+            containers = hw.containers
+            _check_containers(out, hw_doc, hw)
+    history = _load_history(catalog_dir / HISTORY, base)
+    catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base, history)
+    router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
+    bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
+    if bounds_doc:
+        out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
+    shared_text = _load_text(out, catalog_dir, base)
+    values_doc, reader_values = _load_reader_values(out, catalog_dir, base, shared_text) \
+        if not out.problems else (None, [])  # a broken text file: its ids would all be unknown
+    releases = _load_releases(out, catalog_dir, base, catalog, history)
+    bench = _load_bench_releases(catalog_dir / HISTORY, base, releases)
+    # Every model is checked against the shared files; with one of them broken, that check
+    # would only bury the real problem under follow-on errors.
+    if out.problems:
+        raise RecipeError(out.problems)
+    models: dict[str, Model] = {}
+    try:
+        entries = sorted(root.iterdir())
+    except OSError as exc:
+        raise RecipeError([Problem(str(root), None, None,
+                                   f"cannot list the recipes folder: {exc.strerror}")]) from None
+    for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
+        model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
+                            releases, bench)
+        if model:
+            models[model.id] = model
+    if not out.problems and not models:
+        out.problems.append(Problem(_rel(root, base) + "/", None, None, "no model to publish: a "
+                                    "model is a folder here with its model.yaml (see "
+                                    "docs/en/guides/add-a-model.md)"))
+    if out.problems:
+        raise RecipeError(out.problems)
+    declared = {t: v for v in reader_values for t in v.tokens}
+    for model in models.values():  # placeholders the reader fills in print unquoted
+        for path, text in reader_texts(model):
+            for token in re.findall(READER_TOKEN, text):
+                READER_PLACEHOLDERS.add(token)
+                if token not in declared:  # an error: read the file again for its lines
+                    doc = out.load(root / model.id / "model.yaml", base)
+                    where = values_doc.file if values_doc else "recipes/catalog/placeholders.yaml"
+                    out.add(doc, path, f"the reader placeholder {token} is not declared in "
+                            f"{where} (declared: {', '.join(sorted(declared)) or 'none'}): "
+                            "say what it stands for and what a value looks like there")
+    if out.problems:
+        raise RecipeError(out.problems)
+    return Database(root, platforms, containers, catalog, router, shared_text, models, releases,
+                    bench, reader_values)
+
+
+READER_TOKEN = r"<[a-z0-9][a-z0-9.-]*>"
+
+
+def reader_texts(model) -> list[tuple[tuple, str]]:
+    """Where a model's commands get the words the reader fills in: its placeholder values and
+    its PD router's flags, each with its place in model.yaml. (Hint texts are prose: a word in
+    angle brackets there is filled in when declared, and never changes how a value is quoted.)"""
+    out = [(("placeholders", k), v) for k, v in model.info.placeholders.items()]
+    if model.info.pd:
+        out += [(("pd", "router", "flags", i), f) for i, f in enumerate(model.info.pd.router.flags)]
+    return out
+
+
+def _load_reader_values(out: _Collector, catalog_dir: Path, base: Path,
+                        text: dict[str, dict[str, str]]):
+    """recipes/catalog/placeholders.yaml: each id and spelling once, each text in every
+    language. A recipes folder without the file declares none."""
+    path = catalog_dir / "placeholders.yaml"
+    if not path.exists():
+        return None, []
+    doc = out.load(path, base)
+    parsed = out.parse(doc, PlaceholdersFile) if doc else None
+    if parsed is None:
+        return doc, []
+    ids: set[str] = set()
+    tokens: set[str] = set()
+    for i, v in enumerate(parsed.placeholders):
+        if v.id in ids:
+            out.add(doc, ("placeholders", i, "id"), f"duplicate placeholder id '{v.id}'")
+        ids.add(v.id)
+        for j, token in enumerate(v.tokens):
+            if token in tokens:
+                out.add(doc, ("placeholders", i, "tokens", j), f"{token} is declared twice")
+            tokens.add(token)
+        missing = [lang for lang in LANGS if v.text not in text[lang]]
+        if missing:
+            out.add(doc, ("placeholders", i, "text"), f"unknown text id '{v.text}' in "
+                    f"{', '.join(f'text.{lang}.yaml' for lang in missing)} of the catalog "
+                    f"({choices_hint(v.text, text[missing[0]])})")
+    return doc, parsed.placeholders
+
+
+def _check_containers(out: _Collector, doc: yamlfile.Marked, hw: HardwareFile) -> None:
+    """Every option a docker run line is built from is one ``run_flags`` knows, written as it
+    takes a value; every vendor of a platform says how its accelerators reach a container."""
+    c = hw.containers
+    known = ", ".join(c.run_flags)
+    places = [(("containers", "shared", i), text) for i, text in enumerate(c.shared)]
+    places += [(("containers", "cache", i), text) for i, text in enumerate(c.cache)]
+    places += [(("containers", key), getattr(c, key)) for key in ("publish", "host_network")]
+    places.append((("containers", "env"), c.env + " NAME=value"))
+    for vendor, run in c.vendors.items():
+        places += [(("containers", "vendors", vendor, "args", i), text)
+                   for i, text in enumerate(run.args)]
+        if run.per_device:
+            places.append((("containers", "vendors", vendor, "per_device"), run.per_device))
+    for path, text in places:
+        problem = option_problem(text.replace("{port}", "1").replace("{index}", "0"),
+                                 c.run_flags)
+        if problem:
+            out.add(doc, path, f"{problem} (run_flags: {known})")
+    for i, p in enumerate(hw.platforms):
+        if p.vendor.value not in c.vendors:
+            out.add(doc, ("platforms", i, "vendor"), f"vendor '{p.vendor.value}' has no entry "
+                    f"under containers.vendors (entries: {', '.join(c.vendors)})")
+
+
+def _load_history(path: Path, base: Path) -> dict:
+    """The flag history, parsed once: the pinned catalog's deprecated env, the releases and
+    the bench_serving arguments all read it."""
+    name = _rel(path, base)
+    try:
+        text = yamlfile.read_text(path, name)
+    except RecipeError as exc:
+        raise RecipeError([Problem(p.file, p.line, p.col, f"{p.message} (it holds every "
+                                   "release's flags, environment registry and deprecated "
+                                   "variables); run 'recipes catalog'")
+                           for p in exc.problems]) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
+                                   "run 'recipes catalog'")]) from None
+
+
+def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog,
+                   history: dict) -> Releases:
+    """The releases of the flag history and the migrations: each migration's flags are checked
+    against the releases, so a misspelt one cannot silently rewrite nothing."""
+    try:
+        releases = Releases(history, catalog, [])
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        name = _rel(catalog_dir / HISTORY, base)
+        raise RecipeError([Problem(name, None, None, f"not a flag history "
+                                   f"({type(exc).__name__}: {exc}); run 'recipes catalog'")]) \
+            from None
+    doc = out.load(catalog_dir / "migrations.yaml", base) \
+        if (catalog_dir / "migrations.yaml").exists() else None
+    parsed = out.parse(doc, MigrationsFile) if doc else None
+    if parsed is None:
+        return releases
+    known = releases.flag_names()
+    ids: set[str] = set()
+    for i, m in enumerate(parsed.migrations):
+        p = ("migrations", i)
+        if m.id in ids:
+            out.add(doc, p + ("id",), f"migration id '{m.id}' is used twice")
+        ids.add(m.id)
+        for where, name in [(p + ("flag",), m.flag)] + \
+                [(p + ("rename", k), n) for k, v in m.rename.items() for n in (k, v)]:
+            if name not in known:
+                out.add(doc, where, f"flag '{name}' is in no release of the history "
+                        f"({choices_hint(name, sorted(known))})")
+        for name in m.default:
+            if name not in m.rename.values():
+                out.add(doc, p + ("default", name), f"'{name}' is no new name of 'rename' "
+                        f"(known: {', '.join(m.rename.values())})")
+        if releases.deprecated_since(m.flag) is None and m.flag in known:
+            out.add(doc, p + ("flag",), f"no release deprecates '{m.flag}', so nothing "
+                    "replaces it")
+        releases.migrations.append(Migration(m.id, m.flag, dict(m.rename), dict(m.default)))
+    return releases
+
+
+def _load_catalog(path: Path, source: str, base: Path, history: dict | None = None) -> Catalog:
+    """A flag catalog; it is generated, so any problem means: regenerate it."""
+    name = _rel(path, base)
+    yamlfile.read_text(path, name)  # OS and encoding problems, reported like any file's
+    try:
+        return Catalog.load(path, source, history)
+    except json.JSONDecodeError as exc:
+        raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
+                                   "run 'recipes catalog'")]) from None
+    except (OSError, KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RecipeError([Problem(name, None, None, f"not a flag catalog ({type(exc).__name__}: "
+                                   f"{exc}); run 'recipes catalog'")]) from None
+
+
+def _load_bench_releases(path: Path, base: Path, releases: Releases
+                         ) -> bench_serving.BenchReleases:
+    """The bench_serving arguments of every release, from the history ``releases`` read."""
+    name = _rel(path, base)
+    try:
+        return bench_serving.load_releases(releases.history)
+    except (KeyError, TypeError, AttributeError, ValueError, StopIteration) as exc:
+        raise RecipeError([Problem(name, None, None, "not a flag history with bench_serving "
+                                   f"arguments ({type(exc).__name__}: {exc}); run "
+                                   "'recipes catalog'")]) from None
+
+
+def cached_database(root: str | None = None) -> Database:
+    """One load per process for the mkdocs build and the test-suite. ``RECIPES_ROOT`` points
+    a build at another recipes folder (tests with hostile data, benchmarks)."""
+    return _cached(root or os.environ.get("RECIPES_ROOT") or str(RECIPES))
+
+
+@lru_cache(maxsize=4)
+def _cached(root: str) -> Database:
+    return load_database(Path(root))
+
+
+def _load_text(out: _Collector, folder: Path, base: Path) -> dict[str, dict[str, str]]:
+    tables: dict[str, dict[str, str]] = {}
+    docs: dict[str, yamlfile.Marked] = {}
+    for lang in LANGS:
+        doc = out.load(folder / f"text.{lang}.yaml", base)
+        tables[lang] = {}
+        if doc is None:
+            continue
+        docs[lang] = doc
+        if not isinstance(doc.data, dict):
+            out.add(doc, (), "a text file is a mapping of text id to text")
+            continue
+        for key, value in doc.data.items():
+            if not isinstance(key, str) or not _TEXT_ID.match(key):
+                out.add(doc, (key,), f"text id '{key}' must use a-z, 0-9, '.', '_' or '-'")
+            elif not isinstance(value, str) or not value.strip():
+                out.add(doc, (key,), f"text '{key}' must be a non-empty string")
+            else:
+                tables[lang][key] = value
+    if len(docs) == len(LANGS):
+        for lang in LANGS:
+            other = [x for x in LANGS if x != lang][0]
+            for key in tables[lang]:
+                if key not in tables[other] and isinstance(docs[other].data, dict):
+                    name = {"en": "English", "ko": "Korean"}[other]
+                    out.problems.append(Problem(docs[other].file, None, None,
+                        f"text '{key}' has no {name} text (it is in {docs[lang].file}:"
+                        f"{docs[lang].where((key,))[0]})"))
+                elif key in tables[other]:
+                    _check_fields(out, docs, key, tables)
+    return tables
+
+
+def _check_fields(out, docs, key, tables) -> None:
+    en, ko = set(_FIELD.findall(tables["en"][key])), set(_FIELD.findall(tables["ko"][key]))
+    if en != ko:
+        out.add(docs["ko"], (key,), f"text '{key}' uses fields {sorted(ko)} but the English "
+                f"text uses {sorted(en)}; keep the {{names}} the same")
+
+
+def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
+                releases: Releases, bench_releases) -> Model | None:
+    docs = {}
+    for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
+        path = model_dir / f"{name}.yaml"
+        if name == "benchmarks" and not os.path.lexists(path):  # a broken link is reported
+            continue
+        docs[name] = out.load(path, base)
+    if any(d is None for d in docs.values()):
+        return None
+    info = out.parse(docs["model"], ModelFile)
+    cells = out.parse(docs["cells"], CellsFile)
+    overlays = out.parse(docs["overlays"], AxesFile)
+    playground = out.parse(docs["playground"], AxesFile)
+    rules = out.parse(docs["rules"], RulesFile)
+    bench = out.parse(docs["benchmarks"], BenchmarksFile) if "benchmarks" in docs else None
+    text = _load_text(out, model_dir, base)
+    if None in (info, cells, overlays, playground, rules):
+        return None
+    if info.id != model_dir.name:
+        out.add(docs["model"], ("id",), f"model id '{info.id}' must equal its folder name "
+                f"'{model_dir.name}'")
+    merged = {lang: {**shared_text.get(lang, {}), **text.get(lang, {})} for lang in LANGS}
+    axes = list(overlays.axes) + list(playground.axes)
+    model = Model(info.id, model_dir, info, cells.cells, [], axes,
+                  tuple(a.id for a in overlays.axes), rules, bench, merged)
+    from macros.engine.validate import Validator  # validate.py reads this module's types and helpers
+    Validator(out, model, docs, platforms, catalog, router, releases, bench_releases).run()
+    return model
+
+
+def _flag_problem(name: str, catalog: Catalog) -> str:
+    """Why ``name``, which is not exactly a flag of ``catalog``, cannot be written."""
+    hit = catalog.lookup(name)
+    if hit.kind in ("alias", "negated"):
+        return (f"flag '{name}' is an alias; write '{hit.spec.name}' so every command spells "
+                "it one way")
+    if hit.kind == "abbreviated":
+        return f"'{name}' is an abbreviation of '{hit.spec.name}'; write the full name"
+    if hit.kind == "ambiguous":
+        shown = ", ".join(hit.candidates[:6]) + (", …" if len(hit.candidates) > 6 else "")
+        return f"'{name}' is an ambiguous abbreviation (of {shown}); write the full name"
+    return (f"flag '{name}' is not in the {catalog.package} {catalog.version} catalog "
+            f"({choices_hint(name, catalog.flags)})")
+
+
+# A branch value is judged as a placeholder is: it counts toward the flag's number of values,
+# and nothing else about it is checked.
+_BRANCH_VALUE = "{{BRANCH_VALUE}}"
+
+
+def branch_value_problem(spec: FlagSpec, values: tuple[str, ...],
+                         branch: dict[str, dict[str, str | None]]) -> str | None:
+    """``value_problem`` for a model whose ``branch_values`` are ``branch``: the values it adds
+    to this flag pass; every other value is judged by the pinned release's catalog."""
+    added = branch.get(spec.name)
+    if not added or not any(v in added for v in values):
+        return value_problem(spec, values)
+    judged = value_problem(spec, tuple(_BRANCH_VALUE if v in added else v for v in values))
+    # a message about the number of values quotes them: quote the ones written
+    return value_problem(spec, values) if judged and _BRANCH_VALUE in judged else judged
+
+
+def likely_typo(value: str, known) -> str | None:
+    """The id of ``known`` that ``value`` is a slip of the keyboard for, or None. Hardware ids
+    a digit or a letter apart name different products (mi300x and mi350x, h20 and h200, b200
+    and gb200), so closeness says nothing; only slips that make no other id count: case and
+    separators, a key pressed twice, two neighbouring keys swapped."""
+    def squash(text: str) -> str:
+        return re.sub(r"[-_. ]", "", text.lower())
+
+    typed = squash(value)
+    for choice in known:
+        want = squash(choice)
+        doubled = len(typed) == len(want) + 1 and any(
+            typed[i] == typed[i + 1] and typed[:i] + typed[i + 1:] == want
+            for i in range(len(typed) - 1))
+        swapped = len(typed) == len(want) and any(
+            typed[:i] + typed[i + 1] + typed[i] + typed[i + 2:] == want
+            for i in range(len(typed) - 1))
+        if typed == want or doubled or swapped:
+            return choice
+    return None

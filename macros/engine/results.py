@@ -1,0 +1,118 @@
+"""The result types of the engine: what ``resolve`` answers and ``check`` finds.
+
+Owns the shapes that travel from the composer to the CLI, the pages, the export and the tests
+(``Resolution`` and its parts, ``Diagnostic``, ``TextRef``), so the composer and the checker
+both import them from here and neither imports the other's module for a type. Must not
+compute anything.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from macros.engine.errors import RecipeError
+from macros.engine.flags import Flag
+from macros.engine.schema import Severity, Source
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TextRef(Frozen):
+    """A reader-visible message by id, with the fields to fill in."""
+
+    id: str
+    fields: dict[str, str] = {}
+
+
+class Diagnostic(Frozen):
+    severity: Severity
+    rule: str
+    message: TextRef
+    flags: list[str] = []
+
+
+class EffectiveValue(Frozen):
+    knob: str
+    label: str
+    value: str | None
+    value_text: str | None = None
+    source: Source
+    because: str | None = None
+    flag: str | None = None
+
+
+class OptionState(Frozen):
+    id: str
+    state: str  # enabled | disabled | hidden
+    reason: str | None = None
+
+
+class AxisState(Frozen):
+    axis: str
+    visible: bool
+    value: str | None
+    options: list[OptionState]
+
+
+class Caveat(Frozen):
+    kind: str  # derived | redirect | warn | pin | calculator | round
+    text: TextRef
+    flag: str | None = None
+
+
+class Calculation(Frozen):
+    """One calculator's answer for a command: the value it pins ``pins`` to, or why it does
+    not apply (``reason``, a text) — or neither, when the command's own shape gives no value
+    (an attention TP that does not divide the heads, say)."""
+
+    id: str
+    pins: str
+    value: str | None  # as pinned into the command
+    exact: float | None
+    reason: TextRef | None
+
+
+class Resolution(Frozen):
+    model: str
+    hw: str
+    match: dict[str, str]  # the cell: the hardware and one option per dimension
+    pd: str | None  # "prefill" or "decode" for a PD server, else None
+    # The status the reader is shown: the cell's, or "derived" where the cell is verified but
+    # this command is none of the commands its verifying round ran (``Cell.verified_with``).
+    status: str
+    cell_status: str
+    verified_in: str | None
+    nodes: int
+    picks: dict[str, str | None]
+    avg_len: int | None  # the request length the calculators read (None: the model has none)
+    model_name: str
+    docker_image: str
+    sglang: str  # the release the command is written for: its image's, else the pinned one
+    # the consecutive releases around it that accept every flag (None: it refuses one)
+    sglang_span: tuple[str, str] | None
+    hints: list[TextRef]
+    env: list[str]
+    program: str
+    flags: list[Flag]
+    router: list[list[Flag]] | None
+    router_program: str | None
+    calculations: list[Calculation]  # one per calculator of the model, in its order
+    caveats: list[Caveat]
+    diagnostics: list[Diagnostic]
+    effective: list[EffectiveValue]
+    axes: list[AxisState]
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    @property
+    def flag_texts(self) -> list[str]:
+        return [f.text() for f in self.flags]
+
+    def calculation(self, calc_id: str) -> Calculation:
+        return next(c for c in self.calculations if c.id == calc_id)
+
+
+class SelectionError(RecipeError):
+    """An impossible selection, with what would be possible."""

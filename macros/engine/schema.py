@@ -1,0 +1,561 @@
+"""Pydantic models of the recipe database files (the shape maintainers write).
+
+Owns field names, types, the per-file structural checks (``extra="forbid"``) and every value
+domain: categorical attributes are closed sets, counts, sizes, ports and lengths have bounds,
+ints, floats and bools are strict (no ``"8"`` for 8, no NaN). The request-length bounds are
+exported with the calculator constants, so the CLI and the Playground read the same ones.
+References between files (a cell naming a hardware id, a text id with no Korean) are checked
+in ``database.py``, which has all files at hand. Must not do I/O.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, computed_field,
+                      field_validator, model_validator)
+
+from macros.engine.conditions import ALWAYS, Node, parse
+
+# A ``when`` mapping, parsed into its tree as the file loads; its shape and names are checked
+# in validate.py (condition_check.check), the export ships ``Node.json``.
+Condition = Annotated[Node, PlainValidator(parse), PlainSerializer(lambda n: n.json(),
+                                                                   return_type=list)]
+
+# Request lengths (tokens) the calculator accepts: from --avg-len, --set avg_len=, a page's
+# macro call and the Playground's URL hash and input box (via the export).
+AVG_LEN_MIN = 1
+AVG_LEN_MAX = 10_000_000
+MAX_NODES = 1024  # far above any deployment a recipe documents; 10**24 is a typo
+
+Count = Annotated[int, Field(ge=1)]
+Port = Annotated[int, Field(ge=1, le=65535)]
+AvgLen = Annotated[int, Field(ge=AVG_LEN_MIN, le=AVG_LEN_MAX)]
+Measured = Annotated[float, Field(gt=0, allow_inf_nan=False)]  # a benchmark figure
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class Strict(BaseModel):
+    # strict: YAML already gives ints, floats and bools their own types, so a quoted "8" or a
+    # float where a count belongs is a mistake, not something to coerce.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Vendor(str, Enum):
+    nvidia = "nvidia"
+    amd = "amd"
+    huawei = "huawei"
+
+
+class Status(str, Enum):
+    verified = "verified"
+    in_progress = "in-progress"
+    unverified = "unverified"
+
+
+class Severity(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+class Source(str, Enum):
+    explicit = "explicit"
+    pinned = "pinned"
+    auto = "auto"
+    forced = "forced"
+    default = "default"
+
+
+# --- recipes/catalog/hardware.yaml
+
+# Closed sets: a rule tests these by value, so a new or misspelt one ("Blackwell") would switch
+# rules off in silence. A new family is added here, with the rules that need it.
+Arch = Literal[
+    "blackwell",  # SM100/103 data-centre parts and the SM120/121 workstation ones (tell by sm)
+    "hopper",
+    "cdna3",  # MI300X (gfx942)
+    "cdna4",
+    "ascend",
+]
+Fabric = Literal[
+    "nvlink",  # one 8-GPU NVLink box
+    "mnnvl",  # a multi-node NVLink rack (GB200, GB300)
+    "pcie",  # cards with no GPU-to-GPU link: they reach each other over the PCIe bus
+    "roce",  # one GPU per node: nodes pair up over RDMA Ethernet (DGX Spark's ConnectX-7)
+    "xgmi",  # AMD Infinity Fabric
+    "hccs",  # Huawei Ascend
+]
+
+
+class Platform(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    label: NonEmpty
+    vendor: Vendor = Field(strict=False)  # strict mode would want an Enum object, not its value
+    arch: Arch
+    sm: int | None = Field(default=None, ge=10, le=999)
+    gfx: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]{3,4}$")
+    hbm_gb: int | None = Field(default=None, ge=1, le=4096)
+    devices_per_card: int | None = Field(default=None, ge=1, le=16)
+    gpus_per_node: int = Field(ge=1, le=128)
+    fabric: Fabric
+
+
+class VendorRun(Strict):
+    """How ``docker run`` hands one vendor's accelerators to a container."""
+
+    args: list[NonEmpty] = Field(min_length=1)  # docker run options, as a shell reads them
+    # One option per accelerator device of a node, ``{index}`` counting from 0 (Ascend maps
+    # every die: gpus_per_node × devices_per_card of them).
+    per_device: str | None = Field(default=None, pattern=r"\{index\}")
+    host_network: bool = False  # the vendor's transport needs the host's network (RDMA)
+
+
+class Containers(Strict):
+    """What every ``docker run`` line of a recipe is made of (macros/site/runmodes.py): the shared
+    options, how the server's port reaches the host, the Hugging Face cache and token, the
+    command's environment, and each vendor's own options."""
+
+    shared: list[NonEmpty] = Field(min_length=1)
+    publish: str = Field(pattern=r"\{port\}")  # a one-node server that is no PD server
+    host_network: NonEmpty  # instead, for multi-node and PD servers and vendors that need it
+    cache: list[NonEmpty] = []
+    env: NonEmpty  # the option that passes one NAME=value of the command's environment
+    vendors: dict[Literal["nvidia", "amd", "huawei"], VendorRun] = Field(min_length=1)
+    # Every docker run option a recipe line may use (generated or hand-written), with whether
+    # it takes a value; `recipes check` refuses any other.
+    run_flags: dict[Annotated[str, Field(pattern=r"^--?[a-z][a-z0-9-]*$")], bool] = Field(
+        min_length=1)
+
+
+class HardwareFile(Strict):
+    platforms: list[Platform] = Field(min_length=1)
+    containers: Containers
+
+
+# --- recipes/catalog/placeholders.yaml
+
+# What a reader's value for a placeholder may look like, as a JavaScript-compatible pattern. None
+# of them admits a character the shell treats specially, so a command with the reader's values
+# filled in is still the command bash reads (checked in tests/test_reader_values.py).
+READER_KINDS = {
+    "host": r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$",  # an IPv4 address or a host name
+    "rank": r"^[0-9]{1,4}$",
+    "nic": r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$",  # an interface name (Linux: 15 characters)
+    "path": r"^[A-Za-z0-9_./~-]{1,255}$",
+    "list": r"^[A-Za-z0-9_.:-]+(?:,[A-Za-z0-9_.:-]+)*$",  # names joined by commas (mlx5_0:1,mlx5_1:1)
+}
+ReaderKind = Literal[tuple(READER_KINDS)]
+_TOKEN = r"^<[a-z0-9][a-z0-9.-]*>$"
+
+
+class ReaderValue(Strict):
+    """One thing the reader fills into commands, under every spelling the data gives it."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    tokens: list[Annotated[str, Field(pattern=_TOKEN)]] = Field(min_length=1)
+    text: str  # what it stands for (a text id of the catalog)
+    kind: ReaderKind
+
+
+class PlaceholdersFile(Strict):
+    placeholders: list[ReaderValue] = []
+
+
+# --- recipes/<model>/model.yaml
+
+class DimensionOption(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    label: str
+    # Offered only where this holds, read over the earlier dimensions (a strategy that exists
+    # for one role only, say); hidden elsewhere, never greyed out.
+    when: Condition = ALWAYS
+
+
+class Dimension(Strict):
+    """One of the ordered keys of a model's cells, after the hardware (which every model has)."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    label: str
+    options: list[DimensionOption] = Field(min_length=1)
+
+
+class Round(Strict):
+    id: str
+    version: str  # as the round's notes name the build ("v0.5.18 @ 71de97b2", "PR #25820")
+    sglang: str | None = None  # the release it ran on, when the build is one (0.5.18)
+    notes: list[str] = []
+
+
+class NameRule(Strict):
+    when: Condition
+    name: str
+
+
+class ImageRule(Strict):
+    when: Condition
+    image: str
+    # the SGLang release the image ships ("0.5.19"; "latest" for a tag that follows the newest
+    # release); left out for a branch build, whose commands are written for the pinned release
+    sglang: str | None = None
+
+
+class Fact(Strict):
+    """One line of what the model is (the quick start's facts): a label and its value, as a
+    text id (``text``, worded per language) or a literal kept as written (``value``)."""
+
+    label: str
+    text: str | None = None
+    value: NonEmpty | None = None
+
+    @model_validator(mode="after")
+    def _one_value(self):
+        if (self.text is None) == (self.value is None):
+            raise ValueError("a fact has exactly one of 'text' (a text id) and 'value' (a "
+                             "literal kept as written)")
+        return self
+
+
+class Router(Strict):
+    program: str
+    port: Port
+    flags: list[str]
+
+
+class PDServer(Strict):
+    """What makes a command a prefill or a decode server, and how it serves."""
+
+    when: Condition
+    port: Port
+    label: str  # text id naming the server in the PD banner
+
+
+class PD(Strict):
+    """PD disaggregation as a capability a model declares: which selections are prefill and
+    decode servers (any dimension or Playground option may say so), their ports, the bootstrap
+    port and the router in front of both. A model without PD leaves ``pd`` out."""
+
+    prefill: PDServer
+    decode: PDServer
+    bootstrap_port: Port
+    router: Router
+
+    @property
+    def ports(self) -> dict[str, int]:
+        return {"prefill": self.prefill.port, "decode": self.decode.port}
+
+    def servers(self) -> dict[str, PDServer]:
+        return {"prefill": self.prefill, "decode": self.decode}
+
+
+class CalcCase(Strict):
+    when: Condition
+    value: str | int | float  # an expression over constants and earlier values (text: as is)
+
+
+class CalcValue(Strict):
+    """One value a calculator works out for a command, in order: the first value of ``flag``
+    when the command sets it (a whole number, or any text for a ``text`` value), else the first
+    case whose ``when`` holds, else ``default``."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    flag: str | None = None
+    text: bool = False
+    cases: list[CalcCase] = []
+    default: str | int | float
+
+
+CalcId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+
+
+class Calculator(Strict):
+    """One calculator of a model, as data: what it reads from a command, its constants, the
+    formula and the flag its result is pinned as (by a rule using ``{calc.<id>}``)."""
+
+    id: CalcId  # rules name it: calculator.<id> in a when, {calc.<id>} in a template
+    label: str  # text id of its title
+    pins: str
+    explain: list[str] = []  # text ids whose {fields} are value ids, shown with the result
+    constants: dict[str, Annotated[float, Field(allow_inf_nan=False, strict=False)]] = {}
+    values: list[CalcValue] = Field(min_length=1)
+    applies_when: Condition = ALWAYS
+    formula: str  # an expression over constants, values and avg_len
+
+
+class RequestLength(Strict):
+    """The average request length (tokens) a model's calculators read as ``avg_len``: the
+    Playground's input, ``--set avg_len=`` and a page's macro argument."""
+
+    default: AvgLen
+    common: list[AvgLen] = Field(min_length=1)  # offered in the Playground's input list
+
+    @computed_field  # exported: the Playground's hash reader and input box use these
+    @property
+    def min(self) -> int:
+        return AVG_LEN_MIN
+
+    @computed_field
+    @property
+    def max(self) -> int:
+        return AVG_LEN_MAX
+
+
+# Content kinds the docs stand-in can take apart (tests/standin); video or audio needs its part
+# parser there first.
+InputKind = Literal["text", "image"]
+Effort = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
+
+
+class Reasoning(Strict):
+    """How the model's thinking reaches an OpenAI client once its reasoning parser has split it
+    off (into ``reasoning_content``)."""
+
+    parser: NonEmpty  # a choice of --reasoning-parser (checked in database.py)
+    efforts: list[Effort] = Field(min_length=1)  # the values ``reasoning_effort`` takes
+    default_effort: Effort  # applied when a request names none
+    # A ``chat_template_kwargs`` key a request sets to true to turn thinking on (off is the
+    # model's non-thinking mode); without one the model always thinks.
+    switch: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Api(Strict):
+    """What a server of the model accepts and answers through the OpenAI API: the docs
+    stand-in serves every served name this way, so a page's client examples run as written."""
+
+    inputs: list[InputKind] = Field(min_length=1)
+    # Served names (of model_names) that take other inputs, such as a vision variant's.
+    inputs_by_name: dict[str, list[InputKind]] = {}
+    reasoning: Reasoning | None = None  # None: the model never thinks
+    tool_call_parser: NonEmpty | None = None  # a choice of --tool-call-parser; None: no tool calls
+
+
+class ModelFile(Strict):
+    id: str
+    name: str
+    summary: str
+    about: list[Fact] = []  # what the model is, above the quick start; checkpoints are added
+    hardware: list[str] = Field(min_length=1)
+    # The ordered keys of a cell after the hardware: a cell is one value per dimension.
+    dimensions: list[Dimension] = []
+    rounds: list[Round] = []
+    enumerate: list[str] = []
+    model_names: list[NameRule]
+    api: Api
+    docker_images: list[ImageRule]
+    placeholders: dict[str, str]
+    pd: PD | None = None
+    calculators: list[Calculator] = []  # a model without one shows no panel or caveat
+    request_length: RequestLength | None = None  # needed when a calculator reads avg_len
+    branch_env: dict[str, str] = {}
+    # flag -> value -> who reads it: values the pinned release refuses but the model's branch
+    # (or image) accepts. A missing reason (None) is told apart in database.py, which says
+    # what to write; it checks the rest against the catalog too.
+    branch_values: dict[str, dict[str, str | None]] = {}
+
+
+# --- recipes/<model>/cells.yaml
+
+class Cell(Strict):
+    match: dict[str, str]  # the hardware and one option of every dimension the model declares
+    nodes: int = Field(ge=1, le=MAX_NODES)
+    status: Status = Field(strict=False)
+    verified_in: str | None = None
+    collapse_pp: bool = False
+    redirect: str | None = None
+    warn: str | None = None
+    env: list[str] = []
+    flags: list[str]
+    pins: dict[str, str] = {}
+    # Settings (axis → option) of the runs that verified this cell beyond its defaults; a
+    # verified cell's command with other settings is shown as derived from it.
+    verified_with: list[dict[str, str]] = []
+
+    @field_validator("env")
+    @classmethod
+    def _env_is_assignment(cls, value: list[str]) -> list[str]:
+        for item in value:
+            if "=" not in item or not item.split("=", 1)[0]:
+                raise ValueError(f"env entry '{item}' is not NAME=VALUE")
+        return value
+
+
+class CellsFile(Strict):
+    cells: list[Cell] = Field(min_length=1)
+
+
+# --- recipes/<model>/overlays.yaml and playground.yaml
+
+class Option(Strict):
+    id: str
+    label: str
+    strip: list[str] = []
+    add: list[str] = []
+    env: list[str] = []
+    strip_env: list[str] = []
+    hints: list[str] = []
+
+
+class DefaultRule(Strict):
+    when: Condition
+    value: str
+
+
+class Axis(Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    label: str
+    card: str | None = None
+    default: str | None = None
+    default_by: list[DefaultRule] = []
+    show_when: Condition = ALWAYS
+    options: list[Option] = Field(min_length=1)
+
+
+class AxesFile(Strict):
+    axes: list[Axis]
+
+
+# --- recipes/<model>/rules.yaml
+
+class Gate(Strict):
+    id: str
+    when: Condition
+    disable: dict[str, list[str]] = {}
+    hide: dict[str, list[str]] = {}
+    reason: str | None = None
+
+
+class Transform(Strict):
+    id: str
+    when: Condition = ALWAYS
+    for_: dict[str, str | list[str]] | None = Field(default=None, alias="for")
+    strip: list[str] = []
+    strip_env: list[str] = []
+    add: list[str] = []
+    env: list[str] = []
+    hints: list[str] = []
+    insert_after: list[str] = []
+    nodes: str | None = None
+
+
+class CalcRule(Strict):
+    """Where a calculator does not apply, and the reason a reader is shown."""
+
+    id: str
+    calculator: CalcId
+    when: Condition
+    reason: str
+
+
+class Check(Strict):
+    id: str
+    severity: Severity = Field(strict=False)
+    when: Condition
+    message: str
+    flags: list[str] = []
+    flags_from_env: list[str] = []
+
+
+class Knob(Strict):
+    id: str
+    label: str
+    flag: str | None = None
+    also: list[str] = []
+    show_when: Condition = ALWAYS
+
+
+class Effective(Strict):
+    knob: str
+    source: Literal["auto", "forced", "default"]
+    value: str | None = None
+    value_text: str | None = None
+    because: str
+    override: bool = False
+    when: Condition
+
+
+class RulesFile(Strict):
+    gates: list[Gate] = []
+    transforms: list[Transform] = []
+    calculator: list[CalcRule] = []
+    checks: list[Check] = []
+    knobs: list[Knob] = []
+    effective: list[Effective] = []
+
+
+# --- recipes/<model>/benchmarks.yaml
+
+# Which statistic a result's TTFT and TPOT figures are (bench_serving prints both).
+Percentile = Literal["p50", "mean"]
+# How a score reads; "percent" scores lie in 0-100 (database.py checks it against the unit a
+# benchmark declares), "points" is any finite score on the benchmark's own scale.
+ScoreUnit = Literal["percent", "points"]
+
+
+class BenchRow(Strict):
+    isl: AvgLen
+    osl: AvgLen
+    concurrency: int = Field(ge=1, le=1_000_000)
+    num_prompts: Count | None = None  # when not the file's count for this concurrency
+    ttft_ms: Measured
+    tpot_ms: Measured
+    tok_s_gpu: Measured
+
+
+class BenchWorkload(Strict):
+    """How bench_serving sent the requests of every speed row; with a row's lengths,
+    concurrency and prompt count it is that row's reproduce command."""
+
+    # the datasets whose requests have exactly the row's lengths (at a range ratio of 1.0)
+    dataset: Literal["random", "random-ids"]
+    random_range_ratio: float = Field(ge=0, le=1, allow_inf_nan=False)
+    warmup_requests: int = Field(ge=0, le=1_000_000)
+    flush_cache: bool
+
+
+class AccuracyBenchmark(Strict):
+    label: str
+    unit: ScoreUnit
+
+
+class AccuracyScore(Strict):
+    benchmark: str
+    score: float = Field(allow_inf_nan=False)
+    unit: ScoreUnit | None = None  # when given, the unit its benchmark declares
+
+
+class BenchResult(Strict):
+    match: dict[str, str]  # the cell's dimensions and the Playground settings it ran with
+    round: str | None = None
+    # The release it ran on, one of the flag history's; none for a round on a build between
+    # releases (its reproduce commands then hold on every release).
+    sglang: NonEmpty | None = None
+    # What the run set on top of the recipe command of its selection: a flag replaces the
+    # recipe's value of that flag or is added; NAME=VALUE likewise.
+    extra_flags: list[str] = []
+    extra_env: list[str] = []
+    latency_percentile: Percentile | None = None  # when not the file's
+    rows: list[BenchRow] = []
+    accuracy: list[AccuracyScore] = []
+    notes: list[str] = []
+
+
+class BenchmarksFile(Strict):
+    workload: BenchWorkload | None = None  # needed once a result has speed rows
+    num_prompts_by_concurrency: dict[Count, Count] = {}
+    latency_percentile: Percentile
+    accuracy_benchmarks: dict[str, AccuracyBenchmark] = {}
+    results: list[BenchResult] = Field(min_length=1)
+
+
+# --- recipes/catalog/migrations.yaml
+
+class MigrationEntry(Strict):
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
+    flag: str  # the deprecated flag (one without a value)
+    rename: dict[str, str] = Field(min_length=1)  # partner flag -> its new name
+    default: dict[str, str] = {}  # new name -> value when the partner is absent
+
+
+class MigrationsFile(Strict):
+    migrations: list[MigrationEntry] = []

@@ -1,0 +1,1 @@
+"""The translators' tools: pages and notices, the translator contract, what changed since a stamp, the paragraph lexer, the glossary and register. Built on ``macros.engine`` (errors, YAML reading) only."""

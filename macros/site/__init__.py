@@ -1,0 +1,1 @@
+"""The site: page macros, the build's stage, the engines and the atomic swap, MkDocs hooks, the published check, the live preview, the printed texts (render, run modes) and the Playground export. Built on ``macros.engine`` and ``macros.i18n.pages``."""

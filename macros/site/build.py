@@ -1,0 +1,615 @@
+"""Building both language sites into site/ (English) and site/ko/ (Korean), atomically, and
+deciding where the tools may write.
+
+Owns the build order, the choice of site engine (MkDocs + Material, the default, or Zensical:
+both read the same staged input, ``macros.site.stage``), the swap, and the rules for every output
+path a command is given (the build's folder, the export's file). Must not write anywhere but the
+output and its own scratch folders under ``<output's parent>/.build/`` (``site-<pid>-<ms>``,
+removed when the build ends), and must not touch anything before the output path has been
+accepted.
+
+The output folder. The build marks each site it makes with a ``.recipes-site`` file, and
+replaces only: a missing folder (its parent must exist), an empty folder, a folder with the
+marker, or a folder laid out as a site of ours from before the marker existed (``ko/``,
+``llms.txt`` and ``assets/recipes/`` inside), so the ``site/`` of an older checkout still
+rebuilds. Anything else is refused, since the swap deletes what the folder held: a file, any
+other non-empty folder, the project root, its sources (``docs/``, ``recipes/``, ``macros/``,
+``overrides/``, ``tests/``, ``.git``) and anything inside them, the home folder, ``/``, and any
+folder containing one of those. Paths are compared resolved, so a symlink to a source is
+refused like the source.
+
+The swap. Both languages are staged and built inside a scratch folder beside the output (one
+file system; the site is its ``stage/site``), then one ``renameat2(RENAME_EXCHANGE)`` swaps the
+two folders: at every instant the output is either the whole old site or the whole new one, and
+the old one ends up in the scratch folder, which is removed. A symlink flipped by one rename
+would do the same, but it turns ``site/`` into a link, which a web server or ``cp -r`` may treat
+differently from the folder people expect. Where the exchange is unavailable (not Linux, old
+glibc, a file system without it) the output is parked under ``.build/`` and the new site renamed
+into place; a kill between those two renames leaves the parked site behind, and the next build
+of that output restores it before anything else. Every build also removes the scratch folders of
+builds whose process has died. While the build runs, SIGTERM raises ``Terminated`` so the
+scratch folder is removed like on any failure or Ctrl-C.
+
+Languages at once. With more than one CPU (``--jobs``, ``RECIPES_BUILD_JOBS``) the root site is
+built in this process while each other language is built by a forked worker in its own folder
+of the scratch (``lang-<lang>``), after the database and the engine are loaded once and shared;
+the worker's language is moved into the site when both are done, so the site is the same as one
+built language after language (a test compares them byte for byte), and so are the messages of
+a failure. A failure or interruption on either side ends the other: the worker is killed and
+reaped before the scratch is removed. A fork copies only the calling thread, so with other
+threads running (a test's web server, the live preview) the languages are built one after the
+other.
+
+The export file. ``recipes export --out FILE`` writes one file in an existing folder outside the
+project's sources and the recipes folder in use. An existing file is replaced only if it is a
+previous export (a JSON object with the export's top-level keys and an integer ``version``);
+anything else there is a person's file and is refused. The new file is written beside the old
+one and renamed over it, so an interrupted export leaves the previous one whole.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import gc
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from macros.engine.errors import Problem, RecipeError
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = ".recipes-site"
+SOURCES = ("docs", "recipes", "macros", "overrides", "tests", ".git")
+EXPORT_KEYS = {"version", "lang", "model", "cells", "rules", "catalog", "text"}
+EXPORT_MAX_BYTES = 64 << 20  # far above any export; bigger files are not read to be judged
+# site-<pid>-<ms> is a build's scratch; -old[-<name>] a site parked by the two-step swap for the
+# output <name> (no name: parked by builds from before this rule, which only ever built site/).
+_SCRATCH = re.compile(r"site-(?P<pid>\d+)-(?P<ms>\d+)(?P<old>-old(?:-(?P<name>.+))?)?")
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+_PR_SET_PDEATHSIG = 1
+
+
+class BuildFailed(Exception):
+    pass
+
+
+class Terminated(SystemExit):
+    """SIGTERM during a build: unwinds like Ctrl-C (scratch removed), exits 143 if uncaught."""
+
+    def __init__(self) -> None:
+        super().__init__(128 + signal.SIGTERM)
+
+
+class _Capture(logging.Handler):
+    """Keeps the build's warnings and errors so a failure can say what went wrong."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.levelname}: {record.getMessage()}")
+
+    def summary(self, limit: int = 12) -> str:
+        shown = self.messages[:limit]
+        more = len(self.messages) - len(shown)
+        return "\n".join(shown) + (f"\n… and {more} more" if more > 0 else "")
+
+
+# --- where outputs may go -------------------------------------------------------------------
+
+def _resolved(given: Path) -> Path:
+    try:
+        return Path(given).expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop is a RuntimeError before 3.13
+        raise _problem(given, f"cannot resolve the path: {exc}") from None
+
+
+def _sources(roots: list[Path]) -> list[tuple[Path, str]]:
+    """(resolved path, how to name it) for every folder no output may be in or contain."""
+    found = []
+    for root in roots:
+        for name in SOURCES:
+            found.append(((root / name).resolve(), f"the project's {name}/ folder ({root / name})"))
+    recipes = os.environ.get("RECIPES_ROOT")
+    if recipes:
+        found.append((Path(recipes).resolve(), f"the recipes folder in use ({recipes})"))
+    return found
+
+
+def _project_roots(root: Path) -> list[Path]:
+    return list(dict.fromkeys([root.resolve(), ROOT]))
+
+
+def _problem(given: Path, message: str) -> RecipeError:
+    return RecipeError([Problem(str(given), None, None, message)])
+
+
+def check_out_folder(given: Path, root: Path = ROOT) -> Path:
+    """The resolved output folder, or a RecipeError saying why the build may not replace it."""
+    out = _resolved(given)
+    roots = _project_roots(root)
+    own = "give a folder of its own, e.g. site/"
+    guarded = [(r, f"the project root ({r})") for r in roots] + _sources(roots)
+    guarded += [(Path.home().resolve(), f"the home folder ({Path.home()})"),
+                (Path("/"), "the file-system root (/)")]
+    for path, what in guarded:
+        if out == path:
+            raise _problem(given, f"refusing to build into {what}; {own}")
+    for path, what in guarded:
+        if path.is_relative_to(out):
+            raise _problem(given, f"refusing to build into a folder that contains {what}; {own}")
+    for path, what in _sources(roots):
+        if out.is_relative_to(path):
+            raise _problem(given, f"refusing to build inside {what}; {own}")
+    if out.name == ".build":
+        raise _problem(given, f"refusing to build into the builds' scratch folder; {own}")
+    if not out.parent.is_dir():
+        raise _problem(given, f"folder {out.parent} does not exist")
+    if out.exists() and not out.is_dir():
+        raise _problem(given, f"is a file, not a folder; {own}")
+    if out.is_dir() and not _ours(out):
+        raise _problem(given, f"is a folder the build did not make (no {MARKER} inside) and is "
+                              f"not empty; {own}")
+    return out
+
+
+def _ours(folder: Path) -> bool:
+    try:
+        if (folder / MARKER).is_file() or not any(folder.iterdir()):
+            return True
+    except OSError as exc:
+        raise _problem(folder, f"cannot read the folder: {exc.strerror}") from None
+    return ((folder / "ko").is_dir() and (folder / "llms.txt").is_file()
+            and (folder / "assets" / "recipes").is_dir())
+
+
+def export_target(given: Path, recipes: Path | None = None) -> Path:
+    """The resolved file ``recipes export --out`` may write, or a RecipeError saying why not."""
+    out = _resolved(given)
+    guarded = _sources([ROOT])
+    if recipes is not None:
+        guarded.append((_resolved(recipes), f"the recipes folder in use ({recipes})"))
+    for path, what in guarded:
+        if out.is_relative_to(path):
+            raise _problem(given, f"refusing to write inside {what}; give a path outside the "
+                                  f"project's sources")
+    if not out.parent.is_dir():
+        raise _problem(given, f"folder {out.parent} does not exist")
+    if out.is_dir():
+        raise _problem(given, "is a folder; give a file name, e.g. kimi-k3.json")
+    if out.exists() and not _is_export(out):
+        raise _problem(given, "exists and is not a previous export (a JSON object with "
+                              f"{', '.join(sorted(EXPORT_KEYS))}); refusing to overwrite it")
+    return out
+
+
+def _is_export(path: Path) -> bool:
+    try:
+        if not path.is_file() or path.stat().st_size > EXPORT_MAX_BYTES:
+            return False
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return (isinstance(data, dict) and EXPORT_KEYS <= data.keys()
+            and type(data["version"]) is int)
+
+
+def write_export(out: Path, text: str) -> None:
+    """Write beside ``out`` and rename over it: a killed export leaves the previous one whole."""
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    made = False
+    try:
+        # O_EXCL: never take over a file someone else put at the scratch name; 0o666 less the
+        # umask gives the file the mode a plain write would.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        made = True
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+        made = False
+    except OSError as exc:
+        raise _problem(out, f"cannot write: {exc.strerror}") from None
+    finally:
+        if made:
+            tmp.unlink(missing_ok=True)
+
+
+# --- the swap -------------------------------------------------------------------------------
+
+def _renameat2():
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not Linux, or glibc before 2.28
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step; False where the system cannot, so the caller falls back."""
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _swap(new: Path, out: Path, parked: Path) -> None:
+    """Put ``new`` at ``out``; afterwards ``new`` holds the previous site, if there was one.
+    ``parked`` is where the two-step fallback keeps the previous site meanwhile."""
+    if not os.path.lexists(out):
+        os.rename(new, out)
+        return
+    if _exchange(new, out):
+        return
+    os.rename(out, parked)
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(parked, out)
+        raise
+    os.rename(parked, new)
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def _recover(scratch_root: Path, out: Path) -> None:
+    """Restore a site parked for ``out`` by a killed build; remove dead builds' scratch."""
+    if not scratch_root.is_dir():
+        return
+    entries = []
+    for entry in scratch_root.iterdir():
+        m = _SCRATCH.fullmatch(entry.name)
+        if m and not _alive(int(m["pid"])):
+            entries.append((int(m["ms"]), entry, m))
+    for _, entry, m in sorted(entries, key=lambda e: e[0], reverse=True):
+        if m["old"]:
+            owner = scratch_root.parent / (m["name"] or "site")
+            if not os.path.lexists(owner):
+                if owner == out:
+                    entry.rename(out)
+                continue  # another output's parked site: its own next build restores it
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+ENGINES = ("mkdocs", "zensical")
+
+
+def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False,
+               engine: str = "mkdocs", jobs: int | None = None) -> Path:
+    """Stage both languages, build them with ``engine`` in a scratch folder (``jobs`` languages
+    at a time, see ``build_jobs``) and swap the site in as ``out``."""
+    if engine not in ENGINES:
+        raise _problem(Path(engine), f"is not a site engine ({', '.join(ENGINES)})")
+    jobs = build_jobs(jobs)
+    root = Path(root).resolve()
+    out = check_out_folder(out if out is not None else root / "site", root)
+    # Next to the target so the swap stays on one file system.
+    scratch_root = out.parent / ".build"
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    scratch = scratch_root / f"site-{os.getpid()}-{int(time.time() * 1000)}"
+    try:
+        if scratch_root.is_symlink():  # it could lead the scratch site anywhere
+            raise BuildFailed(f"{scratch_root} is a symbolic link; the build keeps its scratch "
+                              "there and follows no link: remove it")
+        try:
+            scratch_root.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise BuildFailed(f"cannot make the scratch folder {scratch_root}: "
+                              f"{exc.strerror}") from None
+        _recover(scratch_root, out)
+        site = _build_both(root, scratch, quiet, engine, jobs)
+        (site / MARKER).write_text("Made by `recipes build`; the next build replaces this "
+                                   "folder whole.\n", encoding="utf-8")
+        try:
+            _swap(site, out, scratch_root / f"{scratch.name}-old-{out.name}")
+        except OSError as exc:  # e.g. out on another file system: the old site stays
+            raise BuildFailed(f"could not move the new site into {out}: {exc.strerror}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)  # the failed build, or the replaced site
+        try:
+            scratch_root.rmdir()  # only when empty: another build's scratch or caches stay
+        except OSError:
+            pass
+        if in_main:  # None: a handler set outside Python, which cannot be put back
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+    return out
+
+
+def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) -> Path:
+    """Every language staged, built by ``engine`` and finished (the root site first, so no
+    engine's cleaning of its output removes another language). With ``jobs`` > 1 the other
+    languages are built at the same time by forked workers, each in its own folder under the
+    scratch, and moved into the site once the root site is done. Returns the site."""
+    from macros.site.stage import Stage, StageFailed
+
+    try:
+        stage = Stage(root, scratch, engine_checks=engine == "mkdocs")
+    except StageFailed as exc:
+        raise BuildFailed(str(exc)) from None
+    first, *others = stage.languages
+    if not others or not _may_fork(jobs):
+        for language in stage.languages:
+            _build_language(stage, language, quiet, engine)
+        return stage.site
+    _preload(engine)
+    # Every object so far is shared with the workers; the collector writes to each object it
+    # scans, which would copy its page into both processes. Scan only what comes after.
+    gc.freeze()
+    # An ignored SIGCHLD (inherited from whatever started us) reaps children by itself, and
+    # waitpid would find no worker to report on.
+    chld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    workers: list[_Worker] = []
+    try:
+        forked, after = others[:jobs - 1], others[jobs - 1:]  # the parent builds one itself
+        for language in forked:
+            workers.append(_Worker(language, scratch / f"lang-{language.lang}"))
+            workers[-1].start(root, quiet, engine)
+        _build_language(stage, first, quiet, engine)
+        for language in after:  # more languages than jobs: the rest one after the other
+            _build_language(stage, language, quiet, engine)
+        for worker, language in zip(workers, forked):
+            worker.wait()
+            target = stage.site_dir(language)
+            # Built one after the other, the language's engine would empty its folder first
+            # (the root site's theme files can land there): the same here.
+            shutil.rmtree(target, ignore_errors=True)
+            try:
+                os.rename(worker.site, target)
+            except OSError as exc:
+                raise BuildFailed(f"{language.config_name}: cannot move its site into "
+                                  f"{target}: {exc.strerror}") from None
+    finally:
+        for worker in workers:
+            worker.stop()
+        signal.signal(signal.SIGCHLD, chld)
+        gc.unfreeze()
+    return stage.site
+
+
+def _build_language(stage, language, quiet: bool, engine: str) -> None:
+    from macros.site.stage import StageFailed
+
+    started = time.perf_counter()
+    target = stage.site_dir(language)
+    if not quiet:
+        print(f"building {language.config_name} with {engine} → {target}", file=sys.stderr)
+    try:
+        stage.stage(language)
+    except StageFailed as exc:  # each line names its page (and line)
+        raise BuildFailed(str(exc)) from None
+    run = _mkdocs if engine == "mkdocs" else _zensical
+    run(stage.config_path(language), quiet, language.config_name)
+    try:
+        stage.check_published(language)
+    except StageFailed as exc:
+        raise BuildFailed(str(exc)) from None
+    stage.finish(language, engine)
+    if not quiet:
+        print(f"  {language.config_name} done in {time.perf_counter() - started:.1f}s",
+              file=sys.stderr)
+
+
+def build_jobs(given: int | None = None) -> int:
+    """How many languages a build makes at once: ``given``, else ``RECIPES_BUILD_JOBS``, else
+    the number of CPUs this process may use."""
+    if given is not None:
+        return max(1, given)
+    value = os.environ.get("RECIPES_BUILD_JOBS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise BuildFailed(f"RECIPES_BUILD_JOBS={value!r} is not a whole number of at least 1")
+        return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+
+
+def _may_fork(jobs: int) -> bool:
+    """A fork copies only the calling thread: with other threads running (a test's server,
+    the live preview) a lock one of them holds would stay locked in the worker forever."""
+    return (jobs > 1 and hasattr(os, "fork") and threading.active_count() == 1
+            and threading.current_thread() is threading.main_thread())  # signals: main only
+
+
+def _preload(engine: str) -> None:
+    """What every language needs, loaded once before the fork so the workers share it: the
+    recipe database (a load error is reported by the root site's stage, as without workers)
+    and the engine's modules."""
+    from macros.site import export, pages as site
+    from macros.engine.database import cached_database
+
+    try:
+        cached_database()
+    except RecipeError:
+        pass
+    if engine == "mkdocs":
+        import mkdocs.commands.build
+        import mkdocs.config  # noqa: F401
+
+
+def _die_with(parent: int) -> None:
+    """A worker whose build is killed outright (SIGKILL, the OOM killer) must not go on
+    writing into a scratch folder the next build removes: Linux ends it with its parent."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return
+    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+class _Worker:
+    """One language built in a forked process. The worker's result comes back through a pipe:
+    nothing when it succeeded, else the message a build of that language alone would fail
+    with. Made before the fork and listed by the caller, so a failure at any point after it
+    still finds the worker to stop."""
+
+    def __init__(self, language, work: Path):
+        self.language, self.work = language, work
+        site = work / "stage" / "site"
+        self.site = site / language.sub if language.sub else site
+        self.pid, self.fd = 0, None  # 0 / None: not started or reaped / closed
+
+    def start(self, root: Path, quiet: bool, engine: str) -> None:
+        """Fork the worker that stages and builds the language under ``work``. Ctrl-C and
+        SIGTERM wait until both sides know where they stand: the parent with the pid noted,
+        the worker inside the code that reports and exits (never the parent's own cleanup)."""
+        from macros.site.stage import Stage, StageFailed
+
+        read, write = os.pipe()
+        for stream in (sys.stdout, sys.stderr):  # or the worker would print it a second time
+            stream.flush()
+        parent = os.getpid()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            raise
+        if pid:
+            self.pid, self.fd = pid, read
+            os.close(write)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            return
+        code, message = 1, ""
+        try:
+            os.close(read)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            _die_with(parent)
+            language = self.language
+            stage = Stage(root, self.work, langs=(language.lang,),
+                          engine_checks=engine == "mkdocs")
+            _build_language(stage, stage.languages[0], quiet, engine)
+            code = 0
+        except (StageFailed, BuildFailed) as exc:
+            message = str(exc)
+        except BaseException as exc:  # Ctrl-C, SIGTERM or a bug: the parent reports it
+            message = f"{self.language.config_name}: {type(exc).__name__}: {exc}"
+        finally:
+            try:
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
+                data = message.encode("utf-8", "replace")
+                while data:
+                    data = data[os.write(write, data):]
+            finally:
+                os._exit(code)
+
+    def wait(self) -> None:
+        """Wait for the worker; raise its failure as the build's."""
+        chunks = []
+        while chunk := os.read(self.fd, 1 << 16):
+            chunks.append(chunk)
+        os.close(self.fd)
+        self.fd = None
+        pid, self.pid = self.pid, 0
+        _, status = os.waitpid(pid, 0)
+        message = b"".join(chunks).decode("utf-8", "replace")
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise BuildFailed(message or f"{self.language.config_name}: its build process "
+                              f"ended without a word (exit status "
+                              f"{os.waitstatus_to_exitcode(status)})")
+
+    def stop(self) -> None:
+        """End a worker still running (the build failed or was interrupted) and reap it."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):  # already gone, or reaped
+                pass
+
+
+def _mkdocs(config: Path, quiet: bool, name: str) -> None:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    log = logging.getLogger("mkdocs")
+    capture = _Capture()
+    log.addHandler(capture)
+    propagate = log.propagate
+    if quiet:  # keep strict mode's warning counter working: silence output, not records
+        log.propagate = False
+    try:
+        cfg = load_config(str(config), strict=True)
+        build(cfg)
+    except Terminated:
+        raise
+    except (MkDocsException, SystemExit, Exception) as exc:
+        why = capture.summary() or f"{type(exc).__name__}: {exc}"
+        raise BuildFailed(f"{name}: {why}") from None
+    finally:
+        log.removeHandler(capture)
+        log.propagate = propagate
+
+
+def _zensical(config: Path, quiet: bool, name: str) -> None:
+    """Zensical's Rust runtime calls back into Python: run it in a child process, in the stage
+    folder (it builds only below its config and keeps its cache there)."""
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("zensical") is None:
+        raise BuildFailed("the zensical engine is not installed: pip install -e '.[zensical]'")
+    try:
+        done = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict", "-f",
+                               str(config)], cwd=config.parent, capture_output=True, text=True,
+                              env={**os.environ, "NO_COLOR": "1"})
+    except OSError as exc:
+        raise BuildFailed(f"{name}: cannot run zensical: {exc.strerror}") from None
+    if not quiet:
+        sys.stderr.write(done.stdout + done.stderr)
+    if done.returncode != 0:
+        raise BuildFailed(f"{name}: " + _zensical_problems(done.stdout + done.stderr))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ZENSICAL_WARNING = re.compile(  # "Warning: what", then the box "╭─[ page.md:line:col ]"
+    r"Warning:\s*(?P<what>.+?)\s*\n\s*╭─\[\s*(?P<where>[^\]]+?)\s*\]")
+
+
+def _zensical_problems(output: str) -> str:
+    """Zensical's warnings as ``page:line:col: what`` (positions in the page as rendered), or
+    the end of its output when it failed otherwise."""
+    text = _ANSI.sub("", output)
+    found = [f"{m['where']}: {m['what']}" for m in _ZENSICAL_WARNING.finditer(text)]
+    return "\n".join(found) if found else "\n".join(text.strip().splitlines()[-12:])

@@ -1,0 +1,129 @@
+"""The per-model JSON export: everything the Playground needs to compose commands itself.
+
+Owns the export's shape (documented in docs/en/guides/add-a-model.md). It carries the raw
+database (cells, axes, rules) for the JavaScript interpreter, the slice of the flag catalog the
+model's commands can contain, and the text of one language. Must not pre-compute commands:
+the Playground composes them from the same rules, and a parity test compares the two.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from macros.engine.database import EXPORTED_TEXT_ID, Database
+from macros.engine.flags import parse_flag_text
+
+_TEXT_ID = EXPORTED_TEXT_ID
+EXPORT_VERSION = 1
+
+
+def _flag_names(model, releases) -> set[str]:
+    names: set[str] = set()
+    for m in releases.migrations:  # a command may be printed in the replacement's spelling
+        names |= m.new_flags()
+    for flags in model.cell_flags:
+        names |= {f.name for f in flags}
+    for axis in model.axes:
+        for o in axis.options:
+            names |= set(o.strip)
+            for text in o.add:
+                names |= {f.name for f in parse_flag_text(text)}
+    for t in model.rules.transforms:
+        names |= set(t.strip) | set(t.insert_after)
+        for text in t.add:
+            names |= {f.name for f in parse_flag_text(text.replace("{", "").replace("}", ""))}
+    return names
+
+
+def _strings(value: Any, out: set[str]) -> None:
+    if isinstance(value, str):
+        if _TEXT_ID.match(value):
+            out.add(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _strings(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _strings(v, out)
+
+
+def export_model(db: Database, model_id: str, lang: str) -> dict:
+    model = db.model(model_id)
+    info = model.info.model_dump(mode="json")
+    cells = []
+    for cell, flags in zip(model.cells, model.cell_flags):
+        data = cell.model_dump(mode="json", exclude={"flags"})
+        data["flags"] = [[f.name, list(f.values)] for f in flags]
+        cells.append(data)
+    axes = [a.model_dump(mode="json", exclude_defaults=True) for a in model.axes]
+    rules = model.rules.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    names = sorted(_flag_names(model, db.releases))
+    env_names: set[str] = set()
+    for cell in model.cells:
+        env_names |= {e.split("=", 1)[0] for e in cell.env}
+    for axis in model.axes:
+        for o in axis.options:
+            env_names |= {e.split("=", 1)[0] for e in o.env}
+    for t in model.rules.transforms:
+        env_names |= {e.split("=", 1)[0] for e in t.env}
+    # the releases the model's images ship, each judged by its own catalog (check_state)
+    releases = sorted({db.releases.resolve(r.sglang) for r in model.info.docker_images}
+                      - {db.catalog.version})
+    platforms = [db.platforms[h].model_dump(mode="json") for h in model.info.hardware]
+    used: set[str] = set()
+    for part in (info, cells, axes, rules):
+        _strings(part, used)
+    used |= {k for k in db.text[lang] if k.split(".")[0] in
+             ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint",
+              "migrate")}
+    text = {k: v for k, v in sorted(model.text[lang].items()) if k in used}
+    return {
+        "version": EXPORT_VERSION,
+        "lang": lang,
+        "model": info,
+        "platforms": platforms,
+        "containers": db.containers.model_dump(mode="json"),
+        "cells": cells,
+        "overlays": list(model.overlay_ids),
+        "axes": axes,
+        "rules": rules,
+        "catalog": {"package": db.catalog.package, "version": db.catalog.version,
+                    **_catalog_slice(db.catalog, names, env_names)},
+        "release_catalogs": {v: _catalog_slice(db.releases.catalog(v), names, env_names)
+                             for v in releases},
+        "releases": _releases(db),
+        "text": text,
+    }
+
+
+def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
+    """The part of a release's catalog the model's commands can use: its flags by the names
+    the data writes (an alias of an older release included), its registered and deprecated
+    variables."""
+    flags = {}
+    for name in names:
+        hit = catalog.lookup(name)
+        spec = hit.spec if hit.kind in ("exact", "alias") else None
+        if spec is None:
+            continue
+        flags[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
+                       "choices": list(spec.choices) if spec.choices else None,
+                       "late_choices": list(spec.late_choices) if spec.late_choices else None,
+                       "deprecated": spec.deprecated, "default": spec.default,
+                       "action": spec.action,
+                       "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
+    return {"flags": flags, "env": sorted(n for n in env_names if n in catalog.env),
+            "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
+                               if n in catalog.deprecated_env}}
+
+
+def _releases(db: Database) -> dict:
+    """What the Playground needs to spell a command for its release (releases.Releases)."""
+    r = db.releases
+    return {"pinned": r.pinned.version, "newest": r.newest, "migrations": [
+        {"id": m.id, "flag": m.flag, "rename": m.rename, "default": m.default,
+         "since": r.deprecated_since(m.flag),
+         "applies_in": [v for v in r.order if r.applies(m, v)],
+         "removal": {v: r.removal(v, m.flag) for v in r.order if r.removal(v, m.flag)}}
+        for m in r.migrations]}

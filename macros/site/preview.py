@@ -1,0 +1,214 @@
+"""Live preview of one language while a translator edits: ``recipes serve --lang ko``.
+
+Owns the preview loop: the language is staged (``macros.site.stage``) into a temporary folder and
+built there by MkDocs, served by MkDocs' own live-reload server (the page in the browser reloads
+by itself after each rebuild). On a change it rebuilds only what changed: an edited page is
+staged again alone (a change to an English page also re-stages the translated page it is the
+source of: its notice or its stand-in), a change to the recipe database reloads the database and
+stages every page, a change to the configs or the theme overrides stages everything anew, and a
+change to the engine's code (``macros/``) restarts the whole process so the new code runs. A
+page or database error is printed (``file:line: what``) and the last good site stays served. The
+search of the preview lists only the pages built since its last full build (MkDocs' dirty build
+indexes those). Must not write anywhere but its temporary folder (never docs/ or recipes/),
+which it removes on exit.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from macros.site.stage import CONFIGS, Stage, StageFailed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _snapshot(paths: list[Path]) -> dict[Path, tuple[int, int]]:
+    """Every file under ``paths`` with its modification time and size."""
+    found = {}
+    for path in paths:
+        files = [path] if path.is_file() else path.rglob("*") if path.is_dir() else []
+        for f in files:
+            try:
+                if f.is_file() and "__pycache__" not in f.parts:
+                    st = f.stat()
+                    found[f] = (st.st_mtime_ns, st.st_size)
+            except OSError:  # removed while we looked: the next look sees it gone
+                pass
+    return found
+
+
+class Preview:
+    """One language staged and built in ``work``; ``rebuild`` brings it up to date."""
+
+    def __init__(self, lang: str, root: Path, work: Path):
+        self.lang, self.root, self.work = lang, Path(root).resolve(), work
+        from macros.engine.database import RECIPES
+
+        # the folder the database loads (macros.engine.database.cached_database's rule)
+        self.recipes = Path(os.environ.get("RECIPES_ROOT") or RECIPES).resolve()
+        self.code = Path(__file__).resolve().parents[1]
+        self.stage = Stage(self.root, work, langs=(lang,))
+        self.language = self.stage.languages[0]
+        self.config = [self.root / name for name in CONFIGS] + [self.root / "overrides"]
+        self.pages = [self.language.docs, self.stage.en_docs]
+        self.seen = self._look()
+
+    @property
+    def site(self) -> Path:
+        return self.stage.site_dir(self.language)
+
+    @property
+    def mount(self) -> str:
+        return f"/{self.language.sub}/" if self.language.sub else "/"
+
+    def watched(self) -> list[Path]:
+        return [p for p in [*self.pages, self.recipes, self.code, *self.config] if p.exists()]
+
+    def _look(self) -> dict[Path, tuple[int, int]]:
+        return _snapshot(self.watched())
+
+    def build(self, only: set[str] | None = None, serve_url: str | None = None) -> None:
+        """Stage everything and build, or stage the page uris in ``only`` and rebuild only
+        their pages (MkDocs' dirty build: the pages whose staged file is newer)."""
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
+
+        self.stage.stage(self.language, only)
+        # a warning is printed, not fatal: the translator is in the middle of an edit
+        config = load_config(str(self.stage.config_path(self.language)), strict=False)
+        if serve_url:
+            config.site_url = serve_url
+        build(config, serve_url=serve_url, dirty=only is not None)
+        self.stage.finish(self.language, "mkdocs")
+
+    def changes(self) -> tuple[str, set[str]]:
+        """What changed since the last look: ("code" | "config" | "database" | "pages",
+        the page uris to stage again), or ("", set()) when nothing did."""
+        now = self._look()
+        changed = {p for p in now.keys() | self.seen.keys() if now.get(p) != self.seen.get(p)}
+        added_or_removed = now.keys() ^ self.seen.keys()
+        self.seen = now
+        if not changed:
+            return "", set()
+        if any(p.is_relative_to(self.code) for p in changed):
+            return "code", set()
+        if any(p == c or p.is_relative_to(c) for p in changed for c in self.config):
+            return "config", set()
+        if any(p.is_relative_to(self.recipes) for p in changed):
+            return "database", set()
+        pages = set()
+        for p in changed:
+            for docs in self.pages:
+                if p.is_relative_to(docs):
+                    pages.add(p.relative_to(docs).as_posix())
+        if any(p.suffix == ".md" for p in added_or_removed):  # a stand-in appears or goes
+            return "pages", set()
+        return "pages", pages
+
+    def rebuild(self, serve_url: str | None = None) -> str | None:
+        """Bring the site up to date; what was rebuilt (for the log), or None if nothing."""
+        from macros.engine.database import _cached
+
+        kind, pages = self.changes()
+        if not kind:
+            return None
+        if kind == "code":
+            raise _Restart()
+        if kind == "config":
+            self.stage = Stage(self.root, self.work, langs=(self.lang,))
+            self.language = self.stage.languages[0]
+        if kind == "database":
+            _cached.cache_clear()
+        self.build(pages or None, serve_url)
+        return ", ".join(sorted(pages)) if pages else f"every page ({kind} changed)"
+
+
+def _error_page(site: Path, code: int) -> bytes | None:
+    """The site's own 404 page for a missing path, as ``mkdocs serve`` answers."""
+    page = site / f"{code}.html"
+    return page.read_bytes() if page.is_file() else None
+
+
+class _NotDirtyWarning(logging.Filter):
+    """MkDocs warns at every dirty build that other pages' navigation may be stale: in the
+    preview only a page's own text changes, so that warning says nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "'dirty' build" not in record.getMessage()
+
+
+class _Restart(Exception):
+    """The engine's code changed: only a new process runs it."""
+
+
+def serve(lang: str, root: Path = ROOT, host: str = "127.0.0.1", port: int = 8000) -> int:
+    """Serve ``lang`` with live reload until Ctrl-C; the exit code."""
+    from mkdocs.livereload import LiveReloadServer
+
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)  # its per-build chatter, not warnings
+    logging.getLogger("mkdocs.commands.build").addFilter(_NotDirtyWarning())
+    work = Path(tempfile.mkdtemp(prefix=f"recipes-preview-{lang}-"))
+    restart = False
+    try:
+        try:
+            preview = Preview(lang, root, work)
+        except StageFailed as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        url = f"http://{host}:{port}{preview.mount}"
+        started = time.perf_counter()
+        try:
+            preview.build(serve_url=url)
+        except StageFailed as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"built {preview.language.docs.relative_to(preview.root)} in "
+              f"{time.perf_counter() - started:.1f}s", file=sys.stderr)
+
+        def builder():
+            nonlocal restart
+            started = time.perf_counter()
+            try:
+                what = preview.rebuild(serve_url=url)
+            except StageFailed as exc:  # the last good site stays served
+                print(f"error: {exc}", file=sys.stderr)
+                return
+            except _Restart:
+                restart = True
+                server.shutdown()
+                return
+            if what:
+                print(f"rebuilt {what} in {time.perf_counter() - started:.1f}s",
+                      file=sys.stderr)
+
+        server = LiveReloadServer(builder=builder, host=host, port=port, root=str(preview.site),
+                                  mount_path=preview.mount)
+        server.error_handler = lambda code: _error_page(preview.site, code)
+        for path in preview.watched():
+            server.watch(str(path))
+        print(f"serving {lang} on {url} (live reload; Ctrl-C stops)", file=sys.stderr)
+        try:
+            server.serve()
+        except KeyboardInterrupt:
+            pass
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            print(f"error: {host}:{port}: the port is in use; give another --port",
+                  file=sys.stderr)
+            return 1
+        finally:
+            server.shutdown()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if restart:
+        print("macros/ changed: restarting", file=sys.stderr)
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+    return 0

@@ -1,0 +1,114 @@
+"""The run modes of a selection: its server command inside ``docker run``, a curl smoke test
+and an OpenAI client call against that server.
+
+Owns the three texts exactly as the pages, ``recipes command --format json`` and the Playground
+print them (``playground.js`` builds the same; the parity test compares them): the docker
+options a selection gets from hardware.yaml's ``containers`` (the vendor's, the shared ones, the
+published port or the host's network, the cache and token, the command's environment), the
+image and the serve command; and the port a client reaches (the router's for a PD server). Must
+not compose or check the server command (``resolve.py``, ``check.py``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from macros.site import render
+from macros.engine.database import Database, Model
+from macros.engine.flags import env_text, quote, split_words
+from macros.engine.results import Resolution
+
+# The smoke test and the client run where the server's node 0 (or the router) listens.
+HOST = "localhost"
+PER_LINE = 4  # per-device options (Ascend's davinci dies) per printed line
+
+
+def word(text: str) -> str:
+    """One docker word for the shell: quoted like a flag value, except that a leading ``~/``
+    stays bare so the shell expands it to the reader's home folder."""
+    if text.startswith("~/") and quote(text[1:]) == text[1:]:
+        return text
+    return quote(text)
+
+
+def _option(text: str) -> str:
+    return " ".join(word(w) for w in split_words(text))
+
+
+def server_port(db: Database, res: Resolution) -> str:
+    names = db.catalog.role_flags("port")
+    given = [f.value for f in res.flags if f.name in names and f.value]
+    return given[-1] if given else str(db.catalog.flags[names[0]].default)
+
+
+def client_port(db: Database, model: Model, res: Resolution) -> str:
+    """Where clients send requests: the router in front of a PD server, else the server."""
+    if res.pd is None:
+        return server_port(db, res)
+    return str(model.info.pd.router.port)
+
+
+def host_network(db: Database, res: Resolution) -> bool:
+    """Nodes of one server, and PD servers with their peers, meet on ports chosen at run time
+    (distributed init, NCCL, KV transfer), which no port mapping can name in advance."""
+    vendor = db.platforms[res.hw].vendor.value
+    return res.nodes > 1 or res.pd is not None or db.containers.vendors[vendor].host_network
+
+
+def docker_options(db: Database, res: Resolution) -> list[str]:
+    """The docker run options of the selection, one printed line each."""
+    c = db.containers
+    platform = db.platforms[res.hw]
+    run = c.vendors[platform.vendor.value]
+    lines = [_option(a) for a in run.args]
+    if run.per_device:
+        devices = platform.gpus_per_node * (platform.devices_per_card or 1)
+        each = [_option(run.per_device.replace("{index}", str(i))) for i in range(devices)]
+        lines += [" ".join(each[i:i + PER_LINE]) for i in range(0, len(each), PER_LINE)]
+    lines += [_option(a) for a in c.shared]
+    if host_network(db, res):
+        lines.append(_option(c.host_network))
+    else:
+        lines.append(_option(c.publish.replace("{port}", server_port(db, res))))
+    lines += [_option(a) for a in c.cache]
+    lines += [f"{_option(c.env)} {env_text(e)}" for e in res.env]
+    return lines
+
+
+def docker_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+    """The server command as the image of the selection runs it (``docker run … IMAGE
+    sglang serve …``), under the same hint comments as the command."""
+    body = ["docker run"] + [render.INDENT + line for line in docker_options(db, res)]
+    body += [render.INDENT + word(res.docker_image), render.INDENT + res.program]
+    body += [render.INDENT * 2 + f.text() for f in res.flags]
+    lines = render.hint_lines(db, model, res, lang)
+    return "\n".join(lines + [line + " \\" for line in body[:-1]] + [body[-1]])
+
+
+def _message(db: Database, model: Model, lang: str) -> str:
+    return json.dumps(db.t(lang, "ui.run.message", model), ensure_ascii=False)
+
+
+def curl_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+    """One chat request to the server (the router for a PD server) with the served name."""
+    url = f"http://{HOST}:{client_port(db, model, res)}/v1/chat/completions"
+    body = (f'{{"model": {json.dumps(res.model_name, ensure_ascii=False)}, "messages": '
+            f'[{{"role": "user", "content": {_message(db, model, lang)}}}]}}')
+    lines = [f"curl {quote(url)}", f"{render.INDENT}-H {quote('Content-Type: application/json')}",
+             f"{render.INDENT}-d {quote(body)}"]
+    return "\n".join([line + " \\" for line in lines[:-1]] + [lines[-1]])
+
+
+def python_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+    """The same request through the OpenAI Python client."""
+    base = f"http://{HOST}:{client_port(db, model, res)}/v1"
+    return "\n".join([
+        "from openai import OpenAI",
+        "",
+        f'client = OpenAI(base_url={json.dumps(base)}, api_key="EMPTY")',
+        "response = client.chat.completions.create(",
+        f"    model={json.dumps(res.model_name, ensure_ascii=False)},",
+        f'    messages=[{{"role": "user", "content": {_message(db, model, lang)}}}],',
+        ")",
+        "print(response.choices[0].message.content)",
+    ])

@@ -1,0 +1,70 @@
+"""EP is carved out of the TP group: a command whose --ep-size is wider than its --tp-size
+cannot start, and every model's checks say so on every platform."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.models import MODELS
+from macros.engine.check import check_text
+from macros.engine.conditions import parse
+
+PLATFORMS = ("b300", "h200", "mi355x")
+
+
+def _rules(db, model_id, text, hw):
+    model = db.model(model_id)
+    name = model.info.model_names[-1].name
+    return [f.rule for f in check_text(db, f"sglang serve --model-path {name} {text}",
+                                       model_id=model_id, hw=hw) if f.severity.value == "error"]
+
+
+@pytest.mark.parametrize("hw", PLATFORMS)
+@pytest.mark.parametrize("model_id", MODELS)
+@pytest.mark.parametrize("text", ["--tp-size 8 --ep-size 16", "--tp-size 2 --ep-size 4",
+                                  "--ep-size 2"])
+def test_an_ep_wider_than_tp_is_an_error_naming_both_flags(db, model_id, hw, text):
+    assert "ep-beyond-attention-tp" in _rules(db, model_id, text, hw)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+@pytest.mark.parametrize("text", ["--tp-size 16 --ep-size 16", "--tp-size 16 --ep-size 8",
+                                  "--tp-size 8", "--ep-size 1"])
+def test_an_ep_within_tp_is_not_that_error(db, model_id, text):
+    assert "ep-beyond-attention-tp" not in _rules(db, model_id, text, "b300")
+
+
+class _Ctx:
+    def __init__(self, flags):
+        self._flags = flags
+
+    def value(self, key):
+        return None
+
+    def flags(self):
+        return self._flags
+
+
+@pytest.mark.parametrize(("flags", "want"), [
+    ({"--ep-size": ("16",), "--tp-size": ("8",)}, True),
+    ({"--ep-size": ("8",), "--tp-size": ("8",)}, False),
+    ({"--ep-size": ("16",)}, False),  # the other flag absent: false, not unknown
+    ({"--ep-size": ("x",), "--tp-size": ("8",)}, False),
+    (None, None),  # the command is not known
+])
+def test_gt_flag_compares_with_another_flag_of_the_command(flags, want):
+    cond = parse({"flag": {"--ep-size": {"gt_flag": "--tp-size"}}})
+    assert cond.holds(_Ctx(flags)) is want
+
+
+def test_gt_flag_takes_a_flag_name():
+    node = parse({"flag": {"--ep-size": {"gt_flag": 8}}})
+    messages = [m for _, m in node_problems(node)]
+    assert "'gt_flag' takes the name of a flag, such as --tp-size (got 8)" in messages
+
+
+def node_problems(node):
+    from macros.engine.conditions import Tests
+
+    return [p for _, t in node.entries for p in t.problems] if isinstance(node, Tests) else \
+        [p for part in node.parts for p in node_problems(part)]

@@ -1,0 +1,87 @@
+"""axe-core (from npm: tests/js/package.json, injected from node_modules, never a CDN) finds no
+serious or critical violation in what the project draws: the page content its macros render
+(commands, tables, badges, notices, the Playground with every panel open, the Your values panel)
+and its header partial (the language selector), in both languages and both colour schemes.
+Material's own navigation and search are its own and left to it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers.browser import require_chromium
+from helpers.models import MODELS
+from test_browser import browser, page_of, site  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).parents[1] / "js" / "node_modules" / "axe-core" / "axe.min.js"
+SCHEMES = {"default": 0, "slate": 1}
+
+
+def _require_axe() -> None:
+    require_chromium()
+    if AXE.exists():
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{AXE} is missing on CI: make install runs npm ci in tests/js",
+                    pytrace=False)
+    pytest.skip("axe-core not installed: npm ci --prefix tests/js")
+
+
+def _pages() -> list[str]:
+    pages = ["/", "/404.html"]
+    for model_id in MODELS:
+        pages += [page_of("en", model_id), page_of("en", model_id) + "commands/"]
+    return pages + ["/ko" + p if p != "/404.html" else "/ko/404.html" for p in pages]
+
+
+def _violations(page) -> list[dict]:
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async () => {
+      const scope = {include: [['article'], ['.md-header .md-select']]};
+      const r = await axe.run(scope, {resultTypes: ['violations']});
+      return r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+        .map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ')),
+                    summary: v.nodes[0].failureSummary}));
+    }""")
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("path", _pages())
+def test_no_serious_or_critical_accessibility_violation(browser, site, path, scheme):  # noqa: F811
+    _require_axe()
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        # Material keeps the reader's scheme under <base>/.__palette; set it before the page runs
+        page.add_init_script(
+            "for (const k of ['/.__palette', '/ko/.__palette']) localStorage.setItem(k, "
+            f"JSON.stringify({{index: {SCHEMES[scheme]}, color: {{scheme: '{scheme}'}}}}));")
+        page.goto(site + path)
+        if page.locator(".recipe-playground").count():
+            page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        page.evaluate("() => document.querySelectorAll('article details').forEach(d => d.open = true)")
+        assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == scheme
+        found = _violations(page)
+        assert found == [], found
+    finally:
+        context.close()
+
+
+def test_the_check_sees_a_planted_violation(browser, site):  # noqa: F811
+    """A faint paragraph and an unlabelled button put into the article are reported."""
+    _require_axe()
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(site + "/")
+        page.evaluate("""() => { const a = document.querySelector('article');
+          const p = document.createElement('p'); p.textContent = 'faint';
+          p.style.color = '#eeeeee'; p.style.background = '#ffffff'; a.appendChild(p);
+          a.appendChild(document.createElement('button')); }""")
+        assert {v["id"] for v in _violations(page)} >= {"color-contrast", "button-name"}
+    finally:
+        context.close()

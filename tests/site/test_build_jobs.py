@@ -1,0 +1,261 @@
+"""Languages built at the same time (``recipes build --jobs``): the root site in the build's
+own process, every other language in a forked worker; the same site as one after the other,
+the same failure messages, and no worker or scratch left behind whatever happens."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from helpers.project import project_copy
+from macros.site import build as build_module
+from macros.site.build import BuildFailed, build_jobs, build_site
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    """Every file's bytes (a gzip file's content: its header holds the time it was written)."""
+    out = {}
+    for path in sorted(site.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            out[path.relative_to(site).as_posix()] = gzip.decompress(data) \
+                if path.suffix == ".gz" else data
+    return out
+
+
+def children() -> set[int]:
+    """This process's child processes (Linux: from /proc)."""
+    found = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        text = (task / "children").read_text()
+        found |= {int(pid) for pid in text.split()}
+    return found
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    return project_copy(tmp_path_factory.mktemp("jobs"))
+
+
+@pytest.fixture
+def forks(monkeypatch):
+    """Counts the build's forks (in this process: the workers never return here)."""
+    calls = []
+    real = os.fork
+
+    def fork():
+        calls.append(1)
+        return real()
+    monkeypatch.setattr(build_module.os, "fork", fork)
+    return calls
+
+
+def test_languages_built_at_once_make_byte_for_byte_the_site_built_one_after_the_other(
+        project, tmp_path, forks):
+    together = build_site(out=tmp_path / "together", root=project, quiet=True, jobs=2)
+    assert len(forks) == 1  # the Korean site came from a worker
+    apart = build_site(out=tmp_path / "apart", root=project, quiet=True, jobs=1)
+    assert len(forks) == 1
+    files = site_files(together)
+    assert any(name.startswith("ko/") for name in files) and "llms.txt" in files
+    assert files == site_files(apart)
+
+
+def broken(project: Path, page: str):
+    """A page whose macro call names no model: the build fails on it."""
+    path = project / page
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original + '\n{{ matrix("no-such-model") }}\n', encoding="utf-8")
+    return path, original
+
+
+@pytest.mark.parametrize("page", ["docs/ko/index.md", "docs/en/index.md"],
+                         ids=["in the worker", "in the root site"])
+def test_a_failure_reads_the_same_either_way_and_leaves_no_worker_and_no_scratch(
+        project, tmp_path, forks, page):
+    out = tmp_path / "site"
+    before = build_site(out=out, root=project, quiet=True, jobs=1)
+    kept = site_files(before)
+    running = children()
+    path, original = broken(project, page)
+    try:
+        messages = []
+        for jobs in (1, 2):
+            with pytest.raises(BuildFailed) as exc:
+                build_site(out=out, root=project, quiet=True, jobs=jobs)
+            messages.append(str(exc.value))
+    finally:
+        path.write_text(original, encoding="utf-8")
+    assert len(forks) == 1
+    assert messages[0] == messages[1]
+    assert messages[0].startswith(f"{page}:") and "no-such-model" in messages[0]
+    assert children() <= running
+    assert site_files(out) == kept
+    assert not list((tmp_path / ".build").glob("site-*"))
+
+
+def test_a_worker_that_dies_fails_the_build_with_its_exit_status(project, tmp_path, monkeypatch):
+    def killed(stage, language, quiet, engine):
+        if language.lang != "en":
+            os._exit(9)
+        real(stage, language, quiet, engine)
+    real = build_module._build_language
+    monkeypatch.setattr(build_module, "_build_language", killed)
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+    assert str(exc.value) == "mkdocs.ko.yml: its build process ended without a word (exit status 9)"
+    assert not (tmp_path / "site").exists()
+
+
+def test_with_another_thread_running_the_languages_are_built_one_after_the_other(
+        project, tmp_path, forks):
+    """A fork copies only the calling thread; a lock another thread holds would never open."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+    finally:
+        stop.set()
+        other.join()
+    assert forks == []
+    assert (site / "ko" / "index.html").is_file()
+
+
+def test_the_number_of_jobs_comes_from_the_call_then_the_environment_then_the_cpus(monkeypatch):
+    monkeypatch.setenv("RECIPES_BUILD_JOBS", "3")
+    assert (build_jobs(1), build_jobs(None)) == (1, 3)
+    monkeypatch.delenv("RECIPES_BUILD_JOBS")
+    assert build_jobs(None) == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_a_jobs_setting_that_is_not_a_whole_number_is_refused(cli, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("RECIPES_BUILD_JOBS", value)
+    r = cli("build", "--out", str(tmp_path / "site"))
+    assert (r.code, r.err) == (1, f"error: build failed, the previous site is untouched: "
+                                  f"RECIPES_BUILD_JOBS='{value}' is not a whole number of at "
+                                  "least 1\n")
+    monkeypatch.delenv("RECIPES_BUILD_JOBS")
+    r = cli("build", "--out", str(tmp_path / "site"), "--jobs", value)
+    assert r.code == 2 and f"argument --jobs: '{value}' is not a whole number of at least 1" \
+        in r.err
+    assert not (tmp_path / "site").exists()
+
+
+def test_the_build_help_names_the_jobs_option(cli):
+    r = cli("build", "--help")
+    assert "--jobs N" in r.out and "RECIPES_BUILD_JOBS" in r.out
+
+
+def test_without_fork_the_languages_are_built_one_after_the_other(project, tmp_path,
+                                                                  monkeypatch):
+    monkeypatch.delattr(build_module.os, "fork")
+    site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+    assert (site / "ko" / "index.html").is_file()
+    shutil.rmtree(site)
+
+
+SLOW_BUILD = """
+import os, sys, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from macros.site import build
+
+def slow(stage, language, quiet, engine):
+    print(os.getpid(), language.lang, flush=True)
+    time.sleep(120)
+build._build_language = slow
+build.build_site(out=Path({out!r}), root=Path({project!r}), quiet=True, jobs=2)
+"""
+
+
+def gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" in state  # ended, waiting for a parent to reap it
+
+
+def test_a_worker_ends_when_its_build_is_killed_outright(project, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = SLOW_BUILD.format(root=str(Path(build_module.__file__).parents[2]),
+                             out=str(tmp_path / "site"), project=str(project))
+    build = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = dict(reversed(build.stdout.readline().split()) for _ in range(2))
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+        deadline = time.monotonic() + 10
+        while not gone(int(pids["ko"])) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(int(pids["ko"]))
+    finally:
+        build.kill()
+        build.wait()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_root_site_file_where_another_language_goes_is_refused_either_way(project, tmp_path,
+                                                                           jobs):
+    page = project / "docs/en/ko/index.md"
+    page.parent.mkdir()
+    page.write_text("# In the way { #in-the-way }\n", encoding="utf-8")
+    try:
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=tmp_path / "site", root=project, quiet=True, jobs=jobs)
+    finally:
+        shutil.rmtree(page.parent)
+    assert str(exc.value) == ("docs/en/ko/index.md: the folder ko/ of this site is where "
+                              "another language's site goes; move the file")
+
+
+def test_an_ignored_sigchld_does_not_lose_the_workers_report(project, tmp_path, forks):
+    import signal
+
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # as a launcher may leave it
+    try:
+        site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+        assert signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN  # given back as it was
+    finally:
+        signal.signal(signal.SIGCHLD, before)
+    assert len(forks) == 1 and (site / "ko" / "index.html").is_file()
+
+
+def test_theme_files_where_another_language_goes_end_as_one_after_the_other(project, tmp_path):
+    """The root site's engine copies the theme's files, a ko/ folder among them; the Korean
+    site's engine would empty that folder first, and so does the move of the worker's site."""
+    extra = project / "overrides" / "ko" / "stray.txt"
+    extra.parent.mkdir()
+    extra.write_text("a theme file\n", encoding="utf-8")
+    try:
+        together = build_site(out=tmp_path / "together", root=project, quiet=True, jobs=2)
+        apart = build_site(out=tmp_path / "apart", root=project, quiet=True, jobs=1)
+    finally:
+        shutil.rmtree(extra.parent)
+    assert site_files(together) == site_files(apart)
+    assert not (together / "ko" / "stray.txt").exists()
+
+
+@pytest.mark.parametrize("suffix", [".markdown", ".mdown", ".mkdn", ".mkd"])
+def test_a_page_mkdocs_would_read_without_its_checks_is_refused(project, tmp_path, suffix):
+    page = project / f"docs/en/other{suffix}"
+    page.write_text("# Other\n\n[x](javascript:alert(1))\n", encoding="utf-8")
+    try:
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=tmp_path / "site", root=project, quiet=True)
+    finally:
+        page.unlink()
+    assert str(exc.value) == (f"docs/en/other{suffix}: MkDocs reads a {suffix} file as a page, "
+                              "but the site's pages are .md files (their macros, notices and "
+                              "checks run only on those); rename it to .md")

@@ -1,0 +1,275 @@
+"""Two engines, one site: MkDocs + Material (the default) and Zensical build the same staged
+input (macros/site/stage.py) into sites a reader cannot tell apart by their content.
+
+One project copy, with one Korean page missing (an English stand-in) and one outdated, is built
+by both engines; Zensical's build runs without a network where the machine can cut it off
+(``unshare -n``). Every page of both languages is compared by what its article shows: headings
+(text and anchor), code blocks, badges, notices, Playground mounts and the whole text. Korean
+search runs through each engine's own search in Chromium.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.browser import chromium, require_chromium, serve
+from helpers.models import MODELS
+from helpers.project import project_copy
+from helpers.rendered import article, assert_404_keeps_its_language, require_zensical
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGS = {"en": "", "ko": "ko"}
+
+# What differs because each theme renders it its own way, not because the input differs:
+# (page, part) -> why. Anything else that differs fails the parity test.
+THEME_DIFFERENCES = {
+    ("index.html", "title"): "Material leaves the site's home page name out of <title> "
+                             "('Executable Recipes'); Zensical keeps it ('Home - …')",
+    ("ko/index.html", "title"): "the same, in Korean ('홈 - …')",
+}
+
+
+def _offline_prefix() -> list[str]:
+    """``unshare -n`` where this machine lets the tests drop the network, else nothing."""
+    if shutil.which("unshare") and subprocess.run(["unshare", "-n", "true"],
+                                                  capture_output=True).returncode == 0:
+        return ["unshare", "-n"]
+    return []
+
+
+def build_zensical(root: Path, out: Path, offline: list[str]) -> subprocess.CompletedProcess:
+    code = ("import sys; from pathlib import Path; from macros.site.build import build_site; "
+            "build_site(out=Path(sys.argv[1]), root=Path(sys.argv[2]), quiet=True, "
+            "engine='zensical')")
+    return subprocess.run([*offline, sys.executable, "-c", code, str(out), str(root)],
+                          cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory):
+    require_zensical()
+    from macros.site.build import build_site
+
+    tmp = tmp_path_factory.mktemp("engines")
+    root = project_copy(tmp)
+    (root / "docs/ko/guides/translate.md").unlink()  # shown from English, with its notice
+    home = root / "docs/en/index.md"
+    home.write_text(home.read_text(encoding="utf-8") + "\nA new English sentence.\n",
+                    encoding="utf-8")  # the Korean home is now outdated
+    mkdocs = build_site(out=tmp / "mkdocs", root=root, quiet=True)
+    offline = _offline_prefix()
+    done = build_zensical(root, tmp / "zensical", offline)
+    assert done.returncode == 0, done.stderr
+    return {"mkdocs": mkdocs, "zensical": tmp / "zensical", "root": root,
+            "offline": bool(offline)}
+
+
+def pages(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if "assets" not in p.relative_to(site).parts)
+
+
+def reader_view(path: Path) -> dict:
+    html = path.read_text(encoding="utf-8")
+    parts = article(html)
+    parts["title"] = re.findall(r"<title>(.*?)</title>", html)
+    parts["lang"] = re.findall(r"<html lang=\"([^\"]+)\"", html)
+    return parts
+
+
+def test_both_engines_publish_the_same_pages(sites):
+    assert pages(sites["zensical"]) == pages(sites["mkdocs"])
+    assert len(pages(sites["mkdocs"])) >= 2 * (len(MODELS) + 3)
+
+
+def test_every_page_reads_the_same_on_both_engines_in_both_languages(sites):
+    """Headings and their anchors, code blocks (every command), badges, notices, Playground
+    mounts and the article's whole text, page by page; only THEME_DIFFERENCES may differ."""
+    differences = {}
+    for page in pages(sites["mkdocs"]):
+        ours, theirs = (reader_view(sites[e] / page) for e in ("mkdocs", "zensical"))
+        for part in ours:
+            if ours[part] != theirs[part]:
+                differences[(page, part)] = (ours[part], theirs[part])
+    assert set(differences) == set(THEME_DIFFERENCES), {k: v for k, v in differences.items()
+                                                        if k not in THEME_DIFFERENCES}
+
+
+def test_the_parity_check_sees_a_changed_command(sites, tmp_path):
+    """The comparison is not blind: one changed flag in one code block is a difference."""
+    page = f"models/{MODELS[0]}/index.html"
+    html = (sites["zensical"] / page).read_text(encoding="utf-8")
+    changed = tmp_path / "index.html"
+    changed.write_text(html.replace("--tp-size", "--tp-sizes", 1)
+                       if "--tp-size" in html else html.replace("sglang serve", "sglang run", 1),
+                       encoding="utf-8")
+    assert reader_view(changed)["code"] != reader_view(sites["mkdocs"] / page)["code"]
+
+
+def test_the_zensical_site_has_the_notices_and_the_english_stand_in(sites):
+    from macros.engine.database import cached_database
+
+    db = cached_database()
+    site = sites["zensical"]
+    stand_in = article((site / "ko/guides/translate/index.html").read_text(encoding="utf-8"))
+    assert stand_in["notices"][0]["text"] == db.t("ko", "ui.not-translated")
+    assert stand_in["headings"][0]["text"] == "Translate a page"  # the English page
+    home_html = (site / "ko/index.html").read_text(encoding="utf-8")
+    home = article(home_html)
+    # the outdated notice, then the English paragraphs that changed since the stamp
+    assert home["notices"][0]["text"].startswith(f'{db.t("ko", "ui.outdated")} '
+                                                 f'{db.t("ko", "ui.english-source")}')
+    assert re.search(r'<a href="\.\./" hreflang="en">', home_html)  # to the English page
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_zensical_site_has_llms_txt_markdown_copies_and_exports(sites, lang):
+    folder = sites["zensical"] / LANGS[lang]
+    llms = (folder / "llms.txt").read_text(encoding="utf-8")
+    for model_id in MODELS:
+        assert f"(models/{model_id}/index.md)" in llms
+        md = (folder / f"models/{model_id}/index.md").read_text(encoding="utf-8")
+        assert "sglang serve" in md and "{{" not in md
+        export = json.loads((folder / f"assets/recipes/{model_id}.{lang}.json").read_bytes())
+        assert export["lang"] == lang and export["model"]["id"] == model_id
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_zensical_site_mounts_the_playground_on_every_model_page(sites, lang):
+    folder = sites["zensical"] / LANGS[lang]
+    assert (folder / "assets/recipes/playground.js").is_file()
+    for model_id in MODELS:
+        doc = article((folder / f"models/{model_id}/index.html").read_text(encoding="utf-8"))
+        assert [(m["data-model"], m["data-lang"]) for m in doc["playgrounds"]] == \
+            [(model_id, lang)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_zensical_404_page_keeps_its_readers_in_their_language(sites, lang):
+    assert_404_keeps_its_language(sites["zensical"] / LANGS[lang], lang)
+
+
+def test_the_zensical_build_needs_no_network(sites):
+    if not sites["offline"]:
+        pytest.skip("this machine cannot drop the network for a child process (unshare -n)")
+    assert (sites["zensical"] / "ko" / "index.html").is_file()  # built inside unshare -n
+
+
+def test_a_zensical_build_replaces_a_previous_site_whole(sites, tmp_path):
+    from macros.site.build import MARKER
+
+    out = tmp_path / "site"
+    shutil.copytree(sites["mkdocs"], out)
+    done = build_zensical(sites["root"], out, [])
+    assert done.returncode == 0, done.stderr
+    assert (out / MARKER).is_file() and (out / "search.json").is_file()
+    assert not (out / "search").exists()  # MkDocs' search folder went with the old site
+
+
+def test_a_broken_link_fails_the_zensical_build_and_leaves_the_previous_site(sites, tmp_path):
+    from macros.site.build import BuildFailed, build_site
+
+    root = project_copy(tmp_path)
+    out = tmp_path / "site"
+    shutil.copytree(sites["zensical"], out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    page = root / "docs/en/index.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n[gone](models/no-such-page.md)\n",
+                    encoding="utf-8")
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=out, root=root, quiet=True, engine="zensical")
+    assert re.fullmatch(r"mkdocs\.yml: index\.md:\d+:\d+: page does not exist", str(exc.value))
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert not list((tmp_path / ".build").glob("site-*"))
+
+
+# -- Korean search, through each engine's own search in Chromium --------------------------------
+
+def _search(page, engine: str, query: str) -> list[str]:
+    """The result links' paths for ``query``: typed (a key press after it, which Material's
+    search waits for) into the engine's own search box."""
+    if engine == "mkdocs":
+        box = page.locator("input.md-search__input")
+        box.click()
+        results = ".md-search-result__item a"
+    else:
+        page.locator(".md-search__button").first.click()
+        box = page.locator("dialog input[role=combobox]")
+        results = "dialog ol[role=listbox] a[href]"
+    box.fill(query)
+    box.press("End")
+    page.wait_for_timeout(1000)
+    hrefs = page.eval_on_selector_all(results, "els => els.map(e => e.href)")
+    page.keyboard.press("Escape")
+    return list(dict.fromkeys(re.sub(r"^https?://[^/]+|[?#].*$", "", h) for h in hrefs))
+
+
+@pytest.fixture(scope="module")
+def korean_search(sites):
+    """search(engine, query) -> the pages its Korean search lists."""
+    require_chromium()
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        browser = stack.enter_context(chromium())
+        tabs = {}
+        for engine in ("mkdocs", "zensical"):
+            base = stack.enter_context(serve(sites[engine]))
+            tab = browser.new_page()
+            tab.goto(f"{base}/ko/")
+            tabs[engine] = tab
+        yield lambda engine, query: _search(tabs[engine], engine, query)
+
+
+def _longest_flag(model_id: str) -> str:
+    from macros.engine.database import cached_database
+    from macros.site.pages import Site
+
+    db = cached_database()
+    res = Site(db, "ko").resolve(model_id, **db.model(model_id).cells[0].match)
+    return max((f.name for f in res.flags), key=len)
+
+
+# A term the glossary keeps in Korean and every model page uses, with particles attached.
+KOREAN_TERM = "디코딩"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("engine", ["mkdocs", "zensical"])
+def test_korean_search_finds_every_model_page_for_a_korean_term(korean_search, sites, engine):
+    found = korean_search(engine, KOREAN_TERM)
+    for model_id in MODELS:
+        assert f"/ko/models/{model_id}/" in found, found
+    for path in found:  # and nothing that does not say it
+        text = article((sites[engine] / path.lstrip("/") / "index.html").read_text())["text"][0]
+        assert KOREAN_TERM in text
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("engine", ["mkdocs", "zensical"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_korean_search_finds_a_flag_of_the_model_without_its_dashes(korean_search, engine,
+                                                                     model_id):
+    found = korean_search(engine, _longest_flag(model_id)[2:])
+    assert {f"/ko/models/{model_id}/", f"/ko/models/{model_id}/commands/"} & set(found), found
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("engine", [
+    pytest.param("mkdocs", marks=pytest.mark.xfail(
+        strict=True, reason="Material's search (lunr) reads a leading '-' as 'must not "
+                            "contain': a flag typed as written finds nothing")),
+    "zensical"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_korean_search_finds_a_flag_of_the_model_as_written(korean_search, engine, model_id):
+    found = korean_search(engine, _longest_flag(model_id))
+    assert {f"/ko/models/{model_id}/", f"/ko/models/{model_id}/commands/"} & set(found), found

@@ -1,0 +1,107 @@
+"""Hostile strings in the database stay inert: in the static pages, in the Markdown copies and
+llms.txt, and in shell commands (metacharacters are quoted)."""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers.hostile import EVIL, EVIL_VALUE, poison as _poison
+from helpers.project import project_copy, recipes_root
+from macros.engine.check import parse
+
+ROOT = Path(__file__).resolve().parents[2]
+def _live_markup(doc: str) -> list[str]:
+    """What an HTML parser (as a browser reads the page) finds live of the poison: event
+    handler attributes, javascript: links and scripts that are not the site's own."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Reader(HTMLParser):
+        script = False
+
+        def handle_starttag(self, tag, attrs):
+            for name, value in attrs:
+                if name.startswith("on"):
+                    found.append(f"<{tag} {name}={value!r}>")
+                if name in ("href", "src") and (value or "").strip().lower().startswith(
+                        "javascript:"):
+                    found.append(f"<{tag} {name}={value!r}>")
+            self.script = tag == "script"
+
+        def handle_data(self, data):
+            if self.script and "alert(" in data:
+                found.append(f"<script>{data[:60]}")
+
+        def handle_endtag(self, tag):
+            self.script = False
+
+    Reader().feed(doc)
+    return found
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    from macros.site.build import build_site
+
+    tmp = tmp_path_factory.mktemp("hostile")
+    recipes = tmp / "recipes"
+    shutil.copytree(ROOT / "recipes", recipes)
+    _poison(recipes)
+    project = project_copy(tmp)
+    with recipes_root(recipes):
+        return build_site(out=project / "site", root=project, quiet=True)
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_html_from_data_is_escaped_in_the_pages(hostile_site, lang):
+    doc = "\n".join((hostile_site / lang / "models/kimi-k3" / part / "index.html")
+                    .read_text(encoding="utf-8") for part in ("", "commands"))
+    assert "warn.gb200-decode-ll-prefill-pairing" in doc  # the poisoned text is on the page
+    assert "table.hardware" in doc and "table.status" in doc  # table headings too
+    live = _live_markup(doc)
+    assert live == [], live[:5]
+    assert "&lt;script&gt;" in doc
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_markdown_copies_and_llms_txt_are_inert(hostile_site, lang):
+    md = "\n".join((hostile_site / lang / "models/kimi-k3" / part / "index.md")
+                   .read_text(encoding="utf-8") for part in ("", "commands"))
+    outside_code = re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md, flags=re.S | re.M)
+    outside_code = re.sub(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", "", outside_code)  # code spans
+    assert "<script" not in outside_code.replace("&lt;script", "")
+    assert not re.search(r"(?<!\\)\]\(javascript:", outside_code)  # escaped: \[x\](…) is text
+    llms = (hostile_site / lang / "llms.txt").read_text(encoding="utf-8")
+    assert "<script" not in llms
+
+
+def test_shell_metacharacters_in_values_are_quoted(hostile_site, db):
+    md = (hostile_site / "models/kimi-k3/commands/index.md").read_text(encoding="utf-8")
+    blocks = [m.group(2) for m in re.finditer(r"^[ \t]*(`{3,})bash[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", md,
+                                               re.S | re.M)]
+    catalogs = {"server": db.catalog, "router": db.router_catalog}
+    values = [dict(c.flags).get("--model-loader-extra-config") for b in blocks
+              for c in parse(b, catalogs)]
+    assert (EVIL_VALUE,) in values
+    line = next(l for b in blocks for l in b.splitlines() if "touch /tmp/pwned" in l)
+    assert shlex.split(line.rstrip(" \\")) == ["--model-loader-extra-config", EVIL_VALUE]
+
+
+@pytest.mark.parametrize("text", ["88.1% on GPQA", "2.5 Pro", "1) first", "10. tenth",
+                                  "- dash", "# hash", "> quote", "+ plus"])
+def test_reader_text_that_starts_like_markdown_reads_as_written(text):
+    """Inert, and with no stray backslash: the escape Markdown removes is the one we add."""
+    import markdown
+
+    from macros.site.pages import _md
+
+    html_out = markdown.markdown(_md(text))
+    assert html_out == f"<p>{html.escape(text, quote=False)}</p>"

@@ -1,0 +1,238 @@
+"""The built site: both languages, the seed's facts and commands, no external requests,
+language switching, search, translation notices and safe builds."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers.models import MODELS
+from helpers.project import project_copy
+from helpers.rendered import LANGS, assert_404_keeps_its_language
+from macros.engine.check import parse
+from macros.engine.flags import Flag
+
+ROOT = Path(__file__).resolve().parents[2]
+FACTS = yaml.safe_load((Path(__file__).parents[1] / "corpus" / "seed_facts.yaml").read_text())
+
+
+def page_html(site: Path, lang: str, page: str = "models/kimi-k3/") -> str:
+    return (site / LANGS[lang] / page / "index.html").read_text(encoding="utf-8")
+
+
+def model_markdown(site: Path, lang: str, model_id: str = "kimi-k3") -> str:
+    """The Markdown copies of a model's pages: its recipe page and its commands page."""
+    base = site / LANGS[lang] / "models" / model_id
+    return "\n".join((base / part / "index.md").read_text(encoding="utf-8")
+                     for part in ("", "commands"))
+
+
+def visible_text(doc: str) -> str:
+    doc = re.sub(r"<(script|style)\b.*?</\1>", " ", doc, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", doc))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_seed_fact_is_on_the_page(built_site, lang):
+    text = visible_text(page_html(built_site, lang))
+    missing = [fact for fact in FACTS["text"] if str(fact) not in text]
+    assert not missing, f"{lang}: missing {missing}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", [k for k in FACTS["commands"] if not k.endswith("example")])
+def test_every_seed_command_is_on_the_page(built_site, db, lang, name):
+    md = model_markdown(built_site, lang)
+    catalogs = {"server": db.catalog, "router": db.router_catalog}
+    [want] = parse(FACTS["commands"][name], catalogs)
+    # the seed's spelling, as the release the page writes for spells it (a deprecated flag
+    # replaced: --attn-dp-size N for --dp-size N --enable-dp-attention)
+    spelt, _ = db.releases.migrate([Flag(n, v) for n, v in want.flags], db.catalog.version)
+    want.flags = [(f.name, f.values) for f in spelt]
+    blocks = re.findall(r"```(?:bash|shell)[^\n]*\n(.*?)```", md, re.S)
+    found = [cmd for block in blocks for cmd in parse(block, catalogs)]
+    assert found, "no commands on the page"
+
+    def covers(cmd):
+        flags = dict(cmd.flags)
+        return cmd.program == want.program and all(flags.get(n) == v for n, v in want.flags) \
+            and all(e in cmd.env for e in want.env)
+    assert any(covers(c) for c in found), f"{name} is not on the {lang} page"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["reasoning-example", "tool-example"])
+def test_seed_python_examples_are_on_the_page(built_site, lang, name):
+    md = (built_site / LANGS[lang] / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    assert FACTS["commands"][name] in md
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_raw_jinja_and_badges_rendered(built_site, lang):
+    doc = page_html(built_site, lang)
+    assert "{{" not in visible_text(doc) and "{%" not in visible_text(doc)
+    assert doc.count('class="recipe-badge recipe-badge--verified"') >= 2
+    assert 'class="tabbed-set' in doc  # content tabs
+    assert "md-clipboard" in doc or "content.code.copy" in doc  # copy buttons enabled
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_external_fonts_scripts_or_styles(built_site, lang):
+    doc = page_html(built_site, lang)
+    for tag, attr in (("script", "src"), ("link", "href"), ("img", "src")):
+        for m in re.finditer(rf"<{tag}\b[^>]*\b{attr}=\"([^\"]+)\"", doc):
+            url = m.group(1)
+            if tag == "link" and re.search(r'rel="(alternate|canonical)"', m.group(0)):
+                continue
+            assert not re.match(r"(https?:)?//", url), f"external {tag}: {url}"
+    assert "fonts.googleapis" not in doc and "fonts.gstatic" not in doc
+
+
+def test_language_switch_lands_on_the_same_page(built_site):
+    en = page_html(built_site, "en")
+    ko = page_html(built_site, "ko")
+    to_ko = re.search(r'<a href="([^"]+)" hreflang="ko"', en).group(1)
+    to_en = re.search(r'<a href="([^"]+)" hreflang="en"', ko).group(1)
+    base_en = built_site / "models" / "kimi-k3"
+    base_ko = built_site / "ko" / "models" / "kimi-k3"
+    assert (base_en / to_ko).resolve() == (built_site / "ko/models/kimi-k3").resolve()
+    assert (base_ko / to_en).resolve() == (built_site / "models/kimi-k3").resolve()
+
+
+@pytest.mark.parametrize("lang,word", [("en", "DCP"), ("ko", "서버")])
+def test_search_index_finds_the_kimi_page(built_site, lang, word):
+    index = json.loads((built_site / LANGS[lang] / "search" / "search_index.json").read_text())
+    hits = {d["location"].split("#")[0] for d in index["docs"] if word in d["text"] + d["title"]}
+    assert "models/kimi-k3/" in hits
+    assert lang in index["config"]["lang"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_machine_readable_outputs(built_site, lang):
+    root = built_site / LANGS[lang]
+    llms = (root / "llms.txt").read_text(encoding="utf-8")
+    assert "models/kimi-k3/index.md" in llms
+    md = (root / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    assert "sglang serve" in md and "{{" not in md
+    export = json.loads((root / f"assets/recipes/kimi-k3.{lang}.json").read_text())
+    assert export["lang"] == lang and len(export["cells"]) == 50
+
+
+
+
+def test_missing_and_outdated_translations_get_notices(tmp_path):
+    from macros.site.build import build_site
+
+    root = project_copy(tmp_path)
+    (root / "docs/ko/guides/translate.md").unlink()
+    en_index = root / "docs/en/index.md"
+    en_index.write_text(en_index.read_text() + "\nA new English sentence.\n")
+    site = build_site(out=root / "site", root=root, quiet=True)
+    translate = visible_text((site / "ko/guides/translate/index.html").read_text())
+    assert "아직 한국어로 번역되지 않았" in translate or "번역되지 않" in translate
+    home = visible_text((site / "ko/index.html").read_text())
+    from macros.engine.database import cached_database
+
+    outdated = cached_database().t("ko", "ui.outdated")
+    assert outdated in home
+    # the Korean text stays; the new English sentence is only named in the notice's list
+    listed = cached_database().t("ko", "ui.changes")
+    assert home.count("A new English sentence.") == 1
+    assert home.index(outdated) < home.index(listed) < home.index("A new English sentence.")
+    home_html = (site / "ko/index.html").read_text()
+    assert re.search(r'<a href="\.\./" hreflang="en">', home_html)  # to the English page
+    current = visible_text((site / "ko/models/kimi-k3/index.html").read_text())
+    assert outdated not in current
+
+
+def test_a_failed_build_leaves_the_previous_site_intact(tmp_path):
+    from macros.site.build import BuildFailed, build_site
+
+    root = project_copy(tmp_path)
+    site = build_site(out=root / "site", root=root, quiet=True)
+    before = (site / "models/kimi-k3/index.html").read_text()
+    page = root / "docs/en/models/kimi-k3.md"
+    page.write_text(page.read_text() + '\n{{ command("kimi-k3", "b300", "prefill", "balanced") }}\n')
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=root / "site", root=root, quiet=True)
+    assert "'balanced' is not a strategy" in str(exc.value)
+    assert (site / "models/kimi-k3/index.html").read_text() == before
+    scratch = root / ".build"
+    assert not scratch.exists() or not [p for p in scratch.iterdir() if p.name.startswith("site-")]
+
+
+@pytest.mark.parametrize("link", ["models/no-such-page.md", "models/kimi-k3.md#no-such-anchor"])
+def test_a_broken_internal_link_or_anchor_fails_the_build(tmp_path, link):
+    from macros.site.build import BuildFailed, build_site
+
+    root = project_copy(tmp_path)
+    page = root / "docs/en/index.md"
+    page.write_text(page.read_text() + f"\n[gone]({link})\n")
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=root / "site", root=root, quiet=True)
+    assert link.split("/")[-1].split("#")[-1] in str(exc.value)
+
+
+BROKEN_PAGES = [
+    ("jinja-syntax", "en/index.md", '{{ command("kimi-k3", "b300", "unified" }}',
+     "docs/en/index.md:{line}: unexpected '}}', expected ')'"),
+    ("bad-cell", "en/index.md", '{{ badge("kimi-k3", "b300", "unified", "fast") }}',
+     "docs/en/index.md:{line}: badge: kimi-k3 has no cell b300/unified/fast (cells on b300: "),
+    ("impossible-selection", "ko/index.md", '{{ command("kimi-k3", "a3", "decode", "balanced") }}',
+     "docs/ko/index.md:{line}: kimi-k3 a3 decode balanced: <selection>: role 'decode' is not "
+     "available on a3"),
+    ("undefined-macro", "en/index.md", '{{ comand("kimi-k3") }}',
+     "docs/en/index.md:{line}: 'comand' is undefined"),
+    ("bad-option", "en/index.md", '{{ command("kimi-k3", "b300", "unified", "balanced", spec="eagle") }}',
+     "'eagle' is not an option of 'spec' (available: none, dspark, dflash)"),
+]
+
+
+@pytest.mark.parametrize("name,page,text,expect", BROKEN_PAGES, ids=[b[0] for b in BROKEN_PAGES])
+def test_a_broken_page_fails_the_build_with_file_line_and_no_traceback(tmp_path, name, page, text,
+                                                                       expect):
+    from macros.site.build import BuildFailed, build_site
+
+    root = project_copy(tmp_path)
+    path = root / "docs" / page
+    body = path.read_text(encoding="utf-8")
+    line = body.count("\n") + 2
+    path.write_text(body + "\n" + text + "\n", encoding="utf-8")
+    with pytest.raises(BuildFailed) as exc:
+        build_site(out=root / "site", root=root, quiet=True)
+    message = str(exc.value)
+    assert expect.format(line=line) in message, message
+    assert "Traceback" not in message
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_404_page_keeps_its_readers_in_their_language(built_site, lang):
+    """Served at any missing path, a 404 page links to its own language's pages, and its
+    language selector to each language's home."""
+    assert_404_keeps_its_language(built_site / LANGS[lang], lang)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_code_in_the_effective_configuration_shows_no_markdown_escapes(built_site, lang,
+                                                                     model_id):
+    """A knob's value is code: Markdown's escapes (``trtllm\\_mla``) must not reach the reader."""
+    doc = (built_site / LANGS[lang] / f"models/{model_id}/index.html").read_text(encoding="utf-8")
+    codes = re.findall(r"<td><code>([^<]*)</code></td>", doc)
+    assert codes and not [c for c in codes if re.search(r"\\[_*`\[\]()!\\0-9]", c)]
+
+
+def test_no_korean_particle_sits_inside_a_code_span(built_site):
+    """Korean prose wraps a flag or a variable in code and puts its particle after it
+    (`SGLANG_SIMULATE_ACC_LEN=4.5`로, not `…=4.5로`)."""
+    glued = []
+    for page in sorted((built_site / "ko").rglob("*.html")):
+        text = re.sub(r"<pre.*?</pre>", "", page.read_text(encoding="utf-8"), flags=re.S)
+        glued += [(page.name, c) for c in re.findall(r"<code>([^<]*)</code>", text)
+                  if re.search(r"[A-Za-z0-9_=.-][가-힣]", html.unescape(c))]
+    assert glued == []
