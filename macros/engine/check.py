@@ -18,6 +18,10 @@ publishes it); another command chained on a server's line, and command substitut
 a context no model has when none is chosen. Generated commands are checked by the same ``check_state`` so the
 CLI, the build and the docs tests agree. Must not read shell syntax itself (``shell.py``) or run
 or expand anything: ``$(…)`` stays text.
+
+Size: the parsed commands (``Command``, ``DockerRun``, ``Curl``) and ``Finding`` are shared by
+every kind of finding, and the rule findings read the same context the catalog findings set up;
+the docker and curl findings are the part to move out once ``Finding`` lives below them.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ValidationError
 
 from macros.engine import bench_serving, conditions, yamlfile
 from macros.engine.docker import option_problem
-from macros.engine.catalog import HISTORY, Catalog, FlagSpec, load_bounds, value_problem
+from macros.engine.bounds import load_bounds
+from macros.engine.catalog import HISTORY, Catalog, FlagSpec, value_problem
 from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import READER_PLACEHOLDERS, Flag
 from macros.engine.releases import Migration, Releases

@@ -6,6 +6,10 @@ configuration. Every caller (CLI, macros, export, tests) goes through ``resolve`
 ``walk`` for every selection of a model at once (``selections.resolve_all``): the same results,
 with the work the selections of a cell share done once. Must not format text for readers
 (``render.py``) or parse shell text (``check.py``).
+
+Size: one module on purpose: ``resolve`` and ``walk`` share the private state (``_State``,
+``_Tok``), the memo tables and the order of the edits, and the Playground's resolver is kept
+equal to this algorithm; split, each half would reach into the other's internals.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ Owns ``Validator`` (run once per model by ``database.load_database``, after each
 against its schema) and the dry context a check evaluates conditions in (one cell known, the
 picks and the command not). Must not read files: the loader hands over the parsed documents
 with their positions (``yamlfile.Marked``).
+
+Size: one class, ``Validator``, whose checks all read the model's vocabulary (axes, options,
+flags, texts, releases) built once per model; split by file, each part would rebuild that
+vocabulary or be handed it whole.
 """
 
 from __future__ import annotations

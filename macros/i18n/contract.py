@@ -19,6 +19,9 @@ the English paragraphs changed since its stamp, from ``macros.i18n.changes``), a
 Owns ``page_problems`` (what the build refuses in a page: every contract error of a
 translation, every rule above for any page) and ``published_problems`` (the same safety rules
 on the Markdown a page's template produced). Reads files only.
+
+Size: every check of the contract reads a page through the same Python-Markdown configuration,
+recorders and locator (``_markdown``, ``_Locator``); one module keeps one reading of a page.
 """
 
 from __future__ import annotations

@@ -45,6 +45,10 @@ project's sources and the recipes folder in use. An existing file is replaced on
 previous export (a JSON object with the export's top-level keys and an integer ``version``);
 anything else there is a person's file and is refused. The new file is written beside the old
 one and renamed over it, so an interrupted export leaves the previous one whole.
+
+Size: the output rules, the swap, the workers and the signal handling make one guarantee
+together (a failed or killed build leaves the previous site), which depends on their order
+within one build; kept together so it can be read as one.
 """
 
 from __future__ import annotations

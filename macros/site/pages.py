@@ -8,6 +8,10 @@ page shows comes from ``resolve`` through ``render`` (a benchmark's serve comman
 ``served``, its reproduce commands from ``bench_serving``, the docker, curl and client views of
 a selection from ``runmodes``); a macro whose command has an error finding fails the build.
 Must not write into docs/ or recipes/.
+
+Size: the macros are the methods of one ``Site`` bound to a language, sharing its text lookup
+and the memo tables kept from a model's page to its commands page; ``PageTemplates`` (the
+sandbox) is the part to move out next when this file grows.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def _args(text: str):
 
 
 def test_every_role_is_given_by_the_server_catalog(db):
-    from macros.engine.catalog import ROLES
+    from macros.engine.bounds import ROLES
 
     assert set(db.catalog.roles) == set(ROLES)
     for role, names in db.catalog.roles.items():
