@@ -8,15 +8,19 @@ output and its own scratch folders under ``<output's parent>/.build/`` (``site-<
 removed when the build ends), and must not touch anything before the output path has been
 accepted.
 
-The output folder. The build marks each site it makes with a ``.recipes-site`` file, and
-replaces only: a missing folder (its parent must exist), an empty folder, a folder with the
-marker, or a folder laid out as a site of ours from before the marker existed (``ko/``,
-``llms.txt`` and ``assets/recipes/`` inside), so the ``site/`` of an older checkout still
-rebuilds. Anything else is refused, since the swap deletes what the folder held: a file, any
+The output folder. The build marks each site it makes with a ``.recipes-site`` file (JSON:
+the folder it is for, by resolved path and by device and inode, which the swap's renames keep,
+and every path the build wrote), and replaces only: a missing folder (its parent must exist),
+an empty folder, or a folder whose marker is a regular file written for it (its path or its
+inode: a copied marker is not) and which holds nothing the marker does not list. Anything
+else is refused, naming what it found, since the swap deletes what the folder held: a .git, a
+CNAME or any other file a person put there, any symlink, a linked or unreadable marker, the
+plain-text marker of builds before the listing (remove such a site once by hand), a file, any
 other non-empty folder, the project root, its sources (``docs/``, ``recipes/``, ``macros/``,
 ``overrides/``, ``tests/``, ``.git``) and anything inside them, the home folder, ``/``, and any
 folder containing one of those. Paths are compared resolved, so a symlink to a source is
-refused like the source.
+refused like the source. The folder is judged again just before the swap. ``make clean``
+applies the same rule (``python -m macros.build clean site``).
 
 The swap. Both languages are staged and built inside a scratch folder beside the output (one
 file system; the site is its ``stage/site``), then one ``renameat2(RENAME_EXCHANGE)`` swaps the

@@ -9,8 +9,11 @@ stages every page, a change to the configs or the theme overrides stages everyth
 change to the engine's code (``macros/``) restarts the whole process so the new code runs. A
 page or database error is printed (``file:line: what``) and the last good site stays served. The
 search of the preview lists only the pages built since its last full build (MkDocs' dirty build
-indexes those). Must not write anywhere but its temporary folder (never docs/ or recipes/),
-which it removes on exit.
+indexes those). The port is bound before anything says the preview serves; a symlink to a
+folder or out of docs/ or recipes/ is refused (``Stage.check_links``) at the start and at every
+rebuild, and the watcher does not follow links. Ctrl-C and SIGTERM end it within a second,
+whatever it is doing (``_Stopper``). Must not write anywhere but its temporary folder (never
+docs/ or recipes/), which it removes on exit.
 """
 
 from __future__ import annotations

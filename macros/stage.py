@@ -7,7 +7,8 @@ macros plugin); each language's pages with their macros already rendered by the 
 (``site.PageTemplates``), the translation notices added after rendering, English pages standing
 in for missing translations, the Playground's JSON export per model; and after the engine ran,
 the post-build files: a Markdown copy of every page and ``llms.txt``. Refuses what the site may
-not publish: a file reached through a symlink, a translated page with no English source, a root
+not publish: a symlink to a folder or out of docs/ or recipes/ (before anything walks
+them), a file reached through a symlink, a translated page with no English source, a root
 site's file in the folder another language's site takes; and the links and attribute lists a
 rendered page would publish against the rules (converting the page itself, or, with
 ``engine_checks``, judging MkDocs' own conversion through ``macros.published``).
