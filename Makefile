@@ -50,9 +50,10 @@ catalog: $(STAMP)
 catalog-check: $(STAMP)
 	$(VENV)/bin/recipes catalog --check --allow-offline
 
-# site/ goes only if the build made it (its marker): a folder someone else put there stays.
+# site/ goes only if the build made it and it holds nothing else (macros/site/build.py's rule for
+# an output folder: its marker names the folder and lists everything in it); a folder someone
+# else put there, a copied or linked marker, a .git or a CNAME inside: it stays. Needs no venv.
+CLEAN_PY := $(if $(wildcard $(PY)),$(PY),$(PYTHON))
 clean:
-	@if [ -e site ] && [ ! -f site/.recipes-site ]; then \
-	  echo "site/ has no .recipes-site marker (not made by recipes build): left alone"; \
-	else rm -rf site; fi
+	-@$(CLEAN_PY) -m macros.site.build clean site
 	rm -rf .build/site-* $(VENV)

@@ -372,9 +372,14 @@ def cmd_build(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    from macros.site.build import Terminated
     from macros.site.preview import serve
 
-    return serve(args.lang, host=args.host, port=args.port)
+    try:
+        return serve(args.lang, host=args.host, port=args.port)
+    except Terminated as exc:
+        print("terminated", file=sys.stderr)
+        return exc.code
 
 
 def cmd_i18n_check(args) -> int:
@@ -426,10 +431,24 @@ def cmd_i18n_stamp(args) -> int:
     return EXIT_OK
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
-    return int(text)
+def _whole(lo: int, hi: int, what: str):
+    """An argparse type: a whole number in decimal digits from ``lo`` to ``hi``, else a usage
+    error that says so (never a traceback, never a value the command cannot use)."""
+    def parse(text: str) -> int:
+        digits = text.lstrip("0") or "0"
+        if not re.fullmatch(r"[0-9]+", text) or len(digits) > len(str(hi)) \
+                or not lo <= int(digits) <= hi:
+            shown = f"'{text}'" if len(text) <= 40 else f"'{text[:40]}…'"
+            raise argparse.ArgumentTypeError(f"{shown} is not a whole number of at least {lo} "
+                                             f"and at most {hi}")
+        return int(digits)
+    parse.__name__ = what  # argparse names the type in its own messages
+    return parse
+
+
+JOBS_MAX = 1024  # far above any machine's languages; a bigger number is a typo
+_positive = _whole(1, JOBS_MAX, "--jobs")
+_port = _whole(1, 65535, "--port")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -518,7 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "(rebuilds what changed; never writes into docs/)")
     s.add_argument("--lang", choices=["en", "ko"], default="ko")
     s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--port", type=_port, default=8000, help="1 to 65535 (default: 8000)")
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("catalog", help="regenerate the flag catalogs and their history from "

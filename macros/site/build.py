@@ -8,15 +8,19 @@ output and its own scratch folders under ``<output's parent>/.build/`` (``site-<
 removed when the build ends), and must not touch anything before the output path has been
 accepted.
 
-The output folder. The build marks each site it makes with a ``.recipes-site`` file, and
-replaces only: a missing folder (its parent must exist), an empty folder, a folder with the
-marker, or a folder laid out as a site of ours from before the marker existed (``ko/``,
-``llms.txt`` and ``assets/recipes/`` inside), so the ``site/`` of an older checkout still
-rebuilds. Anything else is refused, since the swap deletes what the folder held: a file, any
+The output folder. The build marks each site it makes with a ``.recipes-site`` file (JSON:
+the folder it is for, by resolved path and by device and inode, which the swap's renames keep,
+and every path the build wrote), and replaces only: a missing folder (its parent must exist),
+an empty folder, or a folder whose marker is a regular file written for it (its path or its
+inode: a copied marker is not) and which holds nothing the marker does not list. Anything
+else is refused, naming what it found, since the swap deletes what the folder held: a .git, a
+CNAME or any other file a person put there, any symlink, a linked or unreadable marker, the
+plain-text marker of builds before the listing (remove such a site once by hand), a file, any
 other non-empty folder, the project root, its sources (``docs/``, ``recipes/``, ``macros/``,
 ``overrides/``, ``tests/``, ``.git``) and anything inside them, the home folder, ``/``, and any
 folder containing one of those. Paths are compared resolved, so a symlink to a source is
-refused like the source.
+refused like the source. The folder is judged again just before the swap. ``make clean``
+applies the same rule (``python -m macros.site.build clean site``).
 
 The swap. Both languages are staged and built inside a scratch folder beside the output (one
 file system; the site is its ``stage/site``), then one ``renameat2(RENAME_EXCHANGE)`` swaps the
@@ -62,6 +66,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import sys
 import threading
 import time
@@ -160,20 +165,137 @@ def check_out_folder(given: Path, root: Path = ROOT) -> Path:
         raise _problem(given, f"folder {out.parent} does not exist")
     if out.exists() and not out.is_dir():
         raise _problem(given, f"is a file, not a folder; {own}")
-    if out.is_dir() and not _ours(out):
-        raise _problem(given, f"is a folder the build did not make (no {MARKER} inside) and is "
-                              f"not empty; {own}")
+    if out.is_dir():
+        why = not_ours(out)
+        if why:
+            raise _problem(given, f"{why}; {own}")
     return out
 
 
-def _ours(folder: Path) -> bool:
+MARKER_FORMAT = "recipes-site 2"
+MARKER_MAX_BYTES = 64 << 20  # a site of thousands of pages lists a few MB
+_OLD_MARKER = "Made by `recipes build`"  # the plain-text marker of builds before the listing
+_SHOWN = 8
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:_SHOWN])
+    return shown + (f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else "")
+
+
+def _listing(folder: Path) -> list[str]:
+    """Every entry under ``folder`` as a relative path (a folder's with a trailing /), symlinks
+    not followed; the marker left out."""
+    found = []
+    for top, dirs, files in os.walk(folder, onerror=_raise):
+        rel = Path(top).relative_to(folder)
+        for name in dirs + files:
+            path = (rel / name).as_posix()
+            linked = os.path.islink(os.path.join(top, name))
+            found.append(path + "/" if name in dirs and not linked else path)
+    return sorted(p for p in found if p != MARKER)
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
+def mark(site: Path, out: Path) -> None:
+    """Write the marker into ``site``, the folder the swap makes ``out`` (a rename keeps its
+    device and inode): it lists everything the build wrote and names the folder it is for."""
+    st = os.stat(site)
+    data = {"format": MARKER_FORMAT,
+            "note": "Made by `recipes build`: the next build replaces this folder whole, and "
+                    "only while it holds nothing but what is listed here.",
+            "folder": str(out), "device": st.st_dev, "inode": st.st_ino,
+            "entries": _listing(site)}
+    (site / MARKER).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n",
+                               encoding="utf-8")
+
+
+def _read_marker(folder: Path) -> tuple[dict | None, str | None]:
+    """(the marker's data, None) or (None, why it is not a marker this build wrote)."""
+    path = folder / MARKER
     try:
-        if (folder / MARKER).is_file() or not any(folder.iterdir()):
-            return True
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, f"its {MARKER} is a symbolic link, not the marker a build writes"
+        return None, f"its {MARKER} cannot be read ({exc.strerror})"
+    with open(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return None, f"its {MARKER} is not a file"
+        if st.st_size > MARKER_MAX_BYTES:
+            return None, f"its {MARKER} is far too big to be a marker a build wrote"
+        try:
+            raw = f.read()
+        except OSError as exc:
+            return None, f"its {MARKER} cannot be read ({exc.strerror})"
+    if raw.startswith(_OLD_MARKER.encode()):
+        return None, (f"was made by an older `recipes build`, whose {MARKER} does not list "
+                      "what it wrote, so nothing says the folder holds only that: look "
+                      f"through it, remove it yourself (rm -r {folder}) and build again")
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    good = (isinstance(data, dict) and data.get("format") == MARKER_FORMAT
+            and isinstance(data.get("folder"), str)
+            and all(type(data.get(k)) is int for k in ("device", "inode"))
+            and isinstance(data.get("entries"), list)
+            and all(isinstance(e, str) for e in data["entries"]))
+    if not good:
+        return None, f"its {MARKER} is not a marker a build wrote (format {MARKER_FORMAT!r})"
+    return data, None
+
+
+def not_ours(folder: Path) -> str | None:
+    """Why the build may not replace the existing folder ``folder`` (resolved), or None: it is
+    empty, or its marker was written for this folder and it holds nothing the marker does not
+    list (a person's file, a .git, a CNAME, any symlink)."""
+    try:
+        names = sorted(os.listdir(folder))
+        if not names:
+            return None
+        data, why = _read_marker(folder)
+        if why:
+            return why
+        if data is None:
+            shown = _names([n + "/" if (folder / n).is_dir() and not (folder / n).is_symlink()
+                            else n for n in names])
+            return (f"is a folder the build did not make (no {MARKER} inside) and is not "
+                    f"empty (it holds {shown})")
+        st = os.stat(folder)
+        if data["folder"] != str(folder) and (data["device"], data["inode"]) != \
+                (st.st_dev, st.st_ino):
+            return (f"its {MARKER} was written for another folder ({data['folder']}); a "
+                    "copied marker does not make a folder the build's")
+        listed = set(data["entries"])
+        strangers = []
+        for top, dirs, files in os.walk(folder, onerror=_raise):
+            rel = Path(top).relative_to(folder)
+            keep = []
+            for name in sorted(dirs + files):
+                path = (rel / name).as_posix()
+                if os.path.islink(os.path.join(top, name)):
+                    strangers.append(path + " (a symbolic link)")
+                elif name in dirs:
+                    if path + "/" in listed:
+                        keep.append(name)
+                    else:
+                        strangers.append(path + "/")  # named once, not entered
+                elif path not in listed and path != MARKER:
+                    strangers.append(path)
+            dirs[:] = keep
     except OSError as exc:
         raise _problem(folder, f"cannot read the folder: {exc.strerror}") from None
-    return ((folder / "ko").is_dir() and (folder / "llms.txt").is_file()
-            and (folder / "assets" / "recipes").is_dir())
+    if strangers:
+        return (f"holds what the build did not write ({_names(strangers)}), which replacing "
+                "the folder would delete")
+    return None
 
 
 def export_target(given: Path, recipes: Path | None = None) -> Path:
@@ -334,8 +456,9 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False,
                               f"{exc.strerror}") from None
         _recover(scratch_root, out)
         site = _build_both(root, scratch, quiet, engine, jobs)
-        (site / MARKER).write_text("Made by `recipes build`; the next build replaces this "
-                                   "folder whole.\n", encoding="utf-8")
+        mark(site, out)
+        if out.is_dir() and (why := not_ours(out)):  # something put there while building
+            raise BuildFailed(f"{out}: {why}; nothing was replaced")
         try:
             _swap(site, out, scratch_root / f"{scratch.name}-old-{out.name}")
         except OSError as exc:  # e.g. out on another file system: the old site stays
@@ -617,3 +740,29 @@ def _zensical_problems(output: str) -> str:
     text = _ANSI.sub("", output)
     found = [f"{m['where']}: {m['what']}" for m in _ZENSICAL_WARNING.finditer(text)]
     return "\n".join(found) if found else "\n".join(text.strip().splitlines()[-12:])
+
+
+def clean(given: Path, root: Path = ROOT) -> int:
+    """``make clean``'s removal of the site: only a folder the build may replace (the rule of
+    ``check_out_folder``: its marker written for it, nothing in it the marker does not list),
+    and never through a symlink. Says what it did; exit 0, or 1 when it left the folder."""
+    if given.is_symlink():
+        print(f"{given} is a symbolic link, not a site the build made: left alone",
+              file=sys.stderr)
+        return 1
+    if not given.exists():
+        return 0
+    try:
+        out = check_out_folder(given, root)
+    except RecipeError as exc:
+        print(f"{exc}: left alone", file=sys.stderr)
+        return 1
+    shutil.rmtree(out)
+    print(f"removed {given}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":  # python -m macros.site.build clean site (make clean; no venv needed)
+    if sys.argv[1:2] != ["clean"] or len(sys.argv) != 3:
+        sys.exit("usage: python -m macros.site.build clean FOLDER")
+    sys.exit(clean(Path(sys.argv[2])))

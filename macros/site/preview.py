@@ -9,21 +9,28 @@ stages every page, a change to the configs or the theme overrides stages everyth
 change to the engine's code (``macros/``) restarts the whole process so the new code runs. A
 page or database error is printed (``file:line: what``) and the last good site stays served. The
 search of the preview lists only the pages built since its last full build (MkDocs' dirty build
-indexes those). Must not write anywhere but its temporary folder (never docs/ or recipes/),
-which it removes on exit.
+indexes those). The port is bound before anything says the preview serves; a symlink to a
+folder or out of docs/ or recipes/ is refused (``Stage.check_links``) at the start and at every
+rebuild, and the watcher does not follow links. Ctrl-C and SIGTERM end it within a second,
+whatever it is doing (``_Stopper``). Must not write anywhere but its temporary folder (never
+docs/ or recipes/), which it removes on exit.
 """
 
 from __future__ import annotations
 
+import _thread
 import errno
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
+from macros.site.build import Terminated
 from macros.site.stage import CONFIGS, Stage, StageFailed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,6 +123,7 @@ class Preview:
         """Bring the site up to date; what was rebuilt (for the log), or None if nothing."""
         from macros.engine.database import _cached
 
+        self.stage.check_links()  # a link made while previewing: refused before it is walked
         kind, pages = self.changes()
         if not kind:
             return None
@@ -148,66 +156,143 @@ class _Restart(Exception):
     """The engine's code changed: only a new process runs it."""
 
 
-def serve(lang: str, root: Path = ROOT, host: str = "127.0.0.1", port: int = 8000) -> int:
-    """Serve ``lang`` with live reload until Ctrl-C; the exit code."""
-    from mkdocs.livereload import LiveReloadServer
+GRACE = 0.8  # seconds the main thread gets to unwind after Ctrl-C or SIGTERM
 
+
+class _Stopper:
+    """Ctrl-C and SIGTERM end the preview within a second and remove its temporary folder,
+    whatever it is doing. Both signals are held in every thread and taken by one watcher
+    thread, which raises them in the main thread (KeyboardInterrupt, ``Terminated``: the
+    preview unwinds and cleans up as on any error); should the main thread not be done within
+    ``GRACE`` (stuck in a system call, a rebuild that does not give way), the watcher removes
+    the folder itself and ends the process with the signal's exit code."""
+
+    SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+    def __init__(self, work: Path):
+        self.work = work
+        self.done = threading.Event()
+        self.stopped = False
+
+    def __enter__(self) -> "_Stopper":
+        self.held = signal.pthread_sigmask(signal.SIG_BLOCK, self.SIGNALS)  # before any thread
+        self.previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        threading.Thread(target=self._watch, name="preview-signals", daemon=True).start()
+        return self
+
+    def _watch(self) -> None:
+        while not self.stopped:
+            got = signal.sigtimedwait(self.SIGNALS, 0.2)
+            if got is None:
+                continue
+            _thread.interrupt_main(got.si_signo)
+            if self.done.wait(GRACE):
+                return
+            shutil.rmtree(self.work, ignore_errors=True)
+            print("interrupted" if got.si_signo == signal.SIGINT else "terminated",
+                  file=sys.stderr, flush=True)
+            os._exit(128 + got.si_signo)
+
+    def __exit__(self, *exc) -> None:
+        self.stopped = True
+        self.done.set()
+        signal.signal(signal.SIGTERM, self.previous if self.previous is not None
+                      else signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, self.held)
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+class _Server:
+    """MkDocs' live-reload server, bound before anything says it serves, watching without
+    following symlinks (a link to / would otherwise have its poller walk the whole machine)."""
+
+    def __init__(self, builder, host: str, port: int, root: Path, mount: str):
+        from mkdocs.livereload import LiveReloadServer
+        from watchdog.observers.polling import PollingObserverVFS
+
+        self.server = server = LiveReloadServer(builder=builder, host=host, port=port,
+                                                root=str(root), mount_path=mount)
+        server.observer = PollingObserverVFS(os.lstat, os.scandir, polling_interval=0.5)
+        try:
+            server.server_bind()
+            server.server_activate()
+        except OverflowError:  # a port past 65535 given through the API
+            server.server_close()
+            raise PortProblem(f"{host}:{port}: not a port (1 to 65535)") from None
+        except OSError as exc:
+            server.server_close()
+            why = {errno.EADDRINUSE: "the port is in use; give another --port",
+                   errno.EACCES: "not allowed to listen there; give a --port above 1023"}
+            raise PortProblem(f"{host}:{port}: "
+                              f"{why.get(exc.errno, f'cannot listen: {exc.strerror or exc}')}"
+                              ) from None
+        server.server_bind = server.server_activate = lambda: None  # serve() does them again
+
+
+class PortProblem(Exception):
+    """The server cannot listen where it was asked to."""
+
+
+def serve(lang: str, root: Path = ROOT, host: str = "127.0.0.1", port: int = 8000) -> int:
+    """Serve ``lang`` with live reload until Ctrl-C or SIGTERM; the exit code."""
     logging.getLogger("mkdocs").setLevel(logging.WARNING)  # its per-build chatter, not warnings
     logging.getLogger("mkdocs.commands.build").addFilter(_NotDirtyWarning())
     work = Path(tempfile.mkdtemp(prefix=f"recipes-preview-{lang}-"))
     restart = False
+    server = None
     try:
-        try:
-            preview = Preview(lang, root, work)
-        except StageFailed as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        url = f"http://{host}:{port}{preview.mount}"
-        started = time.perf_counter()
-        try:
-            preview.build(serve_url=url)
-        except StageFailed as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        print(f"built {preview.language.docs.relative_to(preview.root)} in "
-              f"{time.perf_counter() - started:.1f}s", file=sys.stderr)
-
-        def builder():
-            nonlocal restart
-            started = time.perf_counter()
+        with _Stopper(work):
             try:
-                what = preview.rebuild(serve_url=url)
-            except StageFailed as exc:  # the last good site stays served
-                print(f"error: {exc}", file=sys.stderr)
-                return
-            except _Restart:
-                restart = True
-                server.shutdown()
-                return
-            if what:
-                print(f"rebuilt {what} in {time.perf_counter() - started:.1f}s",
-                      file=sys.stderr)
+                try:
+                    preview = Preview(lang, root, work)
+                except StageFailed as exc:
+                    print(f"error: {exc}", file=sys.stderr)
+                    return 1
+                url = f"http://{host}:{port}{preview.mount}"
 
-        server = LiveReloadServer(builder=builder, host=host, port=port, root=str(preview.site),
-                                  mount_path=preview.mount)
-        server.error_handler = lambda code: _error_page(preview.site, code)
-        for path in preview.watched():
-            server.watch(str(path))
-        print(f"serving {lang} on {url} (live reload; Ctrl-C stops)", file=sys.stderr)
-        try:
-            server.serve()
-        except KeyboardInterrupt:
-            pass
-        except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                raise
-            print(f"error: {host}:{port}: the port is in use; give another --port",
-                  file=sys.stderr)
-            return 1
-        finally:
-            server.shutdown()
+                def builder():
+                    nonlocal restart
+                    started = time.perf_counter()
+                    try:
+                        what = preview.rebuild(serve_url=url)
+                    except StageFailed as exc:  # the last good site stays served
+                        print(f"error: {exc}", file=sys.stderr)
+                        return
+                    except _Restart:
+                        restart = True
+                        server.shutdown()
+                        return
+                    if what:
+                        print(f"rebuilt {what} in {time.perf_counter() - started:.1f}s",
+                              file=sys.stderr)
+
+                try:  # bound first: a port in use is said before a build, not after it
+                    server = _Server(builder, host, port, preview.site, preview.mount).server
+                except PortProblem as exc:
+                    print(f"error: {exc}", file=sys.stderr)
+                    return 1
+                started = time.perf_counter()
+                try:
+                    preview.build(serve_url=url)
+                except StageFailed as exc:
+                    print(f"error: {exc}", file=sys.stderr)
+                    return 1
+                print(f"built {preview.language.docs.relative_to(preview.root)} in "
+                      f"{time.perf_counter() - started:.1f}s", file=sys.stderr)
+                server.error_handler = lambda code: _error_page(preview.site, code)
+                for path in preview.watched():
+                    server.watch(str(path))
+                print(f"serving {lang} on {url} (live reload; Ctrl-C stops)", file=sys.stderr)
+                server.serve()
+            finally:
+                if server is not None:
+                    server.shutdown()
+                shutil.rmtree(work, ignore_errors=True)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)  # a signal before the inner block began
     if restart:
         print("macros/ changed: restarting", file=sys.stderr)
         os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])

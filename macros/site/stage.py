@@ -7,7 +7,8 @@ macros plugin); each language's pages with their macros already rendered by the 
 (``site.PageTemplates``), the translation notices added after rendering, English pages standing
 in for missing translations, the Playground's JSON export per model; and after the engine ran,
 the post-build files: a Markdown copy of every page and ``llms.txt``. Refuses what the site may
-not publish: a file reached through a symlink, a translated page with no English source, a root
+not publish: a symlink to a folder or out of docs/ or recipes/ (before anything walks
+them), a file reached through a symlink, a translated page with no English source, a root
 site's file in the folder another language's site takes; and the links and attribute lists a
 rendered page would publish against the rules (converting the page itself, or, with
 ``engine_checks``, judging MkDocs' own conversion through ``macros.site.published``).
@@ -103,6 +104,44 @@ def _read_source(path: Path, name: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def link_problems(trees: list[tuple[Path, str]]) -> list[str]:
+    """Every symlink in the ``trees`` ((folder, name in messages)) that leads to a folder or
+    out of its tree, named with where it leads; the trees themselves included. Walks without
+    following any link. A link to a file inside its tree is left to the rules of whoever reads
+    it (the stage refuses a page reached through one; the database reports a loop or a
+    missing file)."""
+    found = []
+    for tree, name in trees:
+        real_tree = os.path.realpath(tree)
+        links = [Path(tree)] if os.path.islink(tree) else []
+        if not links:
+            for folder, dirs, files in os.walk(tree):
+                dirs.sort()
+                links += [Path(folder, n) for n in sorted(dirs + files)
+                          if os.path.islink(os.path.join(folder, n))]
+        for link in links:
+            shown = name if link == Path(tree) else \
+                f"{name}/{link.relative_to(tree).as_posix()}"
+            try:
+                written = os.readlink(link)
+            except OSError:
+                continue  # gone since the walk listed it
+            real = os.path.realpath(link)
+            to = written if written == real else f"{written} (that is, {real})"
+            folder = os.path.isdir(link)
+            outside = link == Path(tree) or \
+                os.path.commonpath([real, real_tree]) != real_tree
+            if not (folder or outside):
+                continue
+            what = "a folder" if folder else "a file"
+            where = "" if not outside else f" outside {name}/" if link != Path(tree) else \
+                " elsewhere"
+            found.append(f"{shown}: is a symbolic link to {what}{where} ({to}); the site is "
+                         f"made only from what is inside {name}/ itself, following no link to "
+                         "a folder or out of it: put the files themselves there instead")
+    return found
+
+
 class Stage:
     """The staged input of one build (or one live preview) of some of the site's languages."""
 
@@ -118,6 +157,7 @@ class Stage:
         base = None
         self.languages: list[Language] = []
         every = []
+        docs_dirs = []
         self.subs: set[str] = set()  # the folders other languages take in the root site
         for name in CONFIGS:
             path = self.root / name
@@ -132,6 +172,7 @@ class Stage:
             sub = "" if sub == "." else sub
             if sub:
                 self.subs.add(sub.split("/")[0])
+            docs_dirs.append(self.root / config["docs_dir"])
             if langs is not None and lang not in langs:
                 continue
             docs = (self.root / config["docs_dir"]).resolve()
@@ -142,6 +183,30 @@ class Stage:
             raise StageFailed(f"no site language {', '.join(sorted(unknown))} (languages: "
                               f"{', '.join(every)})")
         self.en_docs = (self.root / base["docs_dir"]).resolve()
+        self.trees = self._trees(docs_dirs)
+        self.check_links()
+
+    def _trees(self, docs_dirs: list[Path]) -> list[tuple[Path, str]]:
+        """The folders the site is made from, each as (path, its name in messages): docs/ (or
+        each language's docs folder outside it) and the recipes folder the database loads."""
+        from macros.engine.database import RECIPES
+
+        docs = self.root / "docs"
+        trees = [(docs, "docs")] if docs.is_dir() else []
+        for path in docs_dirs:
+            if not any(path.is_relative_to(tree) for tree, _ in trees):
+                trees.append((path, i18n.display(path, self.root / "docs")))
+        recipes = Path(os.environ.get("RECIPES_ROOT") or RECIPES)
+        trees.append((recipes, "recipes" if recipes == RECIPES else str(recipes)))
+        return trees
+
+    def check_links(self) -> None:
+        """Refuse, before anything walks them, the symlinks under docs/ and recipes/ that lead
+        to a folder or out of their tree: a link to / would have every walk (the stage's, the
+        preview's watcher) go through the whole machine, and publish what it found."""
+        found = link_problems(self.trees)
+        if found:
+            raise StageFailed("\n".join(found))
 
     def _staged(self, config: dict, lang: str, sub: str) -> dict:
         staged = dict(config)
@@ -230,7 +295,8 @@ class Stage:
     def _sources(self, language: Language) -> dict[str, Path]:
         """Every file the language publishes (uri -> source), English stand-ins included."""
         found, refused = {}, []
-        for folder, dirs, files in os.walk(language.docs, followlinks=True):
+        # a linked folder is refused before (check_links): never entered here either
+        for folder, dirs, files in os.walk(language.docs):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
                 if name.startswith("."):

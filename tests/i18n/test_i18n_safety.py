@@ -206,31 +206,36 @@ def test_i18n_check_reports_a_korean_page_without_an_english_page(tmp_path):
         "docs/ko/only-korean.md: error: has no English source page docs/en/only-korean.md"]
 
 
-SYMLINKS = [  # (link in the project, what it points at, the file the build names)
-    ("file-outside", "docs/ko/leak.md", "{outside}/secret.md", "docs/ko/leak.md"),
-    ("folder-outside", "docs/ko/more", "{outside}", "docs/ko/more/secret.md"),
-    ("file-inside", "docs/ko/alias.md", "{root}/docs/ko/index.md", "docs/ko/alias.md"),
-    ("english-file", "docs/en/leak.md", "{outside}/secret.md", "docs/en/leak.md"),
+OUT_OF_TREE = ("the site is made only from what is inside docs/ itself, following no link to a "
+               "folder or out of it: put the files themselves there instead")
+SYMLINKS = [  # (link in the project, what it points at, the build's message)
+    ("file-outside", "docs/ko/leak.md", "{outside}/secret.md",
+     "docs/ko/leak.md: is a symbolic link to a file outside docs/ ({outside}/secret.md); "
+     + OUT_OF_TREE),
+    ("folder-outside", "docs/ko/more", "{outside}",  # refused before anything walks it
+     "docs/ko/more: is a symbolic link to a folder outside docs/ ({outside}); " + OUT_OF_TREE),
+    ("file-inside", "docs/ko/alias.md", "{root}/docs/ko/index.md",
+     "docs/ko/alias.md: is reached through a symlink (it leads to {root}/docs/ko/index.md); "
+     "the site publishes only files that are inside docs/ko/ themselves"),
+    ("english-file", "docs/en/leak.md", "{outside}/secret.md",
+     "docs/en/leak.md: is a symbolic link to a file outside docs/ ({outside}/secret.md); "
+     + OUT_OF_TREE),
 ]
 
 
-@pytest.mark.parametrize("name,link,target,named", SYMLINKS, ids=[s[0] for s in SYMLINKS])
+@pytest.mark.parametrize("name,link,target,expected", SYMLINKS, ids=[s[0] for s in SYMLINKS])
 def test_a_page_reached_through_a_symlink_fails_the_build_and_publishes_nothing(
-        project, tmp_path, name, link, target, named):
+        project, tmp_path, name, link, target, expected):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text('PRETTY_NAME="Debian GNU/Linux 12"\n', encoding="utf-8")
     path = project.root / link
     path.symlink_to(target.format(outside=outside, root=project.root))
-    leads_to = (project.root / named).resolve()
     try:
         message = failed_build(project)  # and the site is as it was: nothing published
     finally:
         path.unlink()
-    lang = named.split("/")[1]
-    assert message == (f"{named}: is reached through a symlink (it leads to "
-                       f"{leads_to}); the site publishes only files that are inside docs/{lang}/ "
-                       "themselves")
+    assert message == expected.format(outside=outside, root=project.root.resolve())
 
 
 def test_i18n_check_reports_a_page_reached_through_a_symlink_and_does_not_read_it(tmp_path):

@@ -165,10 +165,11 @@ def test_the_zensical_build_needs_no_network(sites):
 
 
 def test_a_zensical_build_replaces_a_previous_site_whole(sites, tmp_path):
-    from macros.site.build import MARKER
+    from macros.site.build import MARKER, mark
 
     out = tmp_path / "site"
     shutil.copytree(sites["mkdocs"], out)
+    mark(out, out)  # as if MkDocs had built it here: a copied marker names another folder
     done = build_zensical(sites["root"], out, [])
     assert done.returncode == 0, done.stderr
     assert (out / MARKER).is_file() and (out / "search.json").is_file()
@@ -176,11 +177,12 @@ def test_a_zensical_build_replaces_a_previous_site_whole(sites, tmp_path):
 
 
 def test_a_broken_link_fails_the_zensical_build_and_leaves_the_previous_site(sites, tmp_path):
-    from macros.site.build import BuildFailed, build_site
+    from macros.site.build import BuildFailed, build_site, mark
 
     root = project_copy(tmp_path)
     out = tmp_path / "site"
     shutil.copytree(sites["zensical"], out)
+    mark(out, out)  # as if Zensical had built it here: a copied marker names another folder
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     page = root / "docs/en/index.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n[gone](models/no-such-page.md)\n",

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from helpers.project import project_copy
 from macros.site import build as build_module
-from macros.site.build import MARKER, BuildFailed, Terminated, build_site, check_out_folder
+from macros.site.build import MARKER, BuildFailed, Terminated, build_site, check_out_folder, mark
 from macros.engine.errors import RecipeError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,11 +99,12 @@ def fake_mkdocs(monkeypatch):
 
 
 def previous_site(out: Path) -> dict[str, object]:
-    """A site as a previous build left it (marker, both languages), and its snapshot."""
+    """A site as a previous build left it (both languages, its marker listing them), and its
+    snapshot."""
     (out / "ko").mkdir(parents=True)
-    (out / MARKER).write_text("made by recipes build\n")
     (out / "index.html").write_text("old")
     (out / "ko" / "index.html").write_text("옛 사이트")
+    mark(out, out)
     return snapshot(out)
 
 
@@ -120,7 +121,8 @@ REFUSALS = [
      "refusing to build into the project's docs/ folder ({root}/docs); " + OWN),
     ("a file", "{root}/notes.txt", "is a file, not a folder; " + OWN),
     ("unmarked folder", "{root}/drafts",
-     f"is a folder the build did not make (no {MARKER} inside) and is not empty; " + OWN),
+     f"is a folder the build did not make (no {MARKER} inside) and is not empty (it holds "
+     "ko-draft.md); " + OWN),
     ("missing parent", "{root}/no/such/site", "folder {root}/no/such does not exist"),
     ("scratch folder", "{root}/.build",
      "refusing to build into the builds' scratch folder; " + OWN),
@@ -167,7 +169,8 @@ def test_build_cli_refusal_is_one_error_line_and_exit_1(cli, project):
     before = snapshot(project)
     r = cli("build", "--out", str(project / "drafts"), "--quiet")
     assert (r.code, r.err) == (1, f"error: {project / 'drafts'}: is a folder the build did not "
-                                  f"make (no {MARKER} inside) and is not empty; {OWN}\n")
+                                  f"make (no {MARKER} inside) and is not empty (it holds "
+                                  f"ko-draft.md); {OWN}\n")
     assert snapshot(project) == before
 
 
@@ -177,6 +180,7 @@ def test_a_real_build_replaces_a_folder_it_made_before_and_marks_the_new_one(pro
     out = tmp_path / "site"
     previous_site(out)
     (out / "stale.html").write_text("from an older build")
+    mark(out, out)  # the older build wrote it
     assert build_site(out=out, root=project, quiet=True) == out
     assert not (out / "stale.html").exists()
     assert (out / MARKER).is_file()
@@ -190,15 +194,6 @@ def test_an_empty_folder_is_accepted_and_marked(project, tmp_path, fake_mkdocs):
     out.mkdir()
     build_site(out=out, root=project, quiet=True)
     assert (out / "index.html").read_text() == "new" and (out / MARKER).is_file()
-
-
-def test_a_site_of_ours_from_before_the_marker_is_accepted(project, tmp_path, fake_mkdocs):
-    out = tmp_path / "site"
-    (out / "ko").mkdir(parents=True)
-    (out / "assets" / "recipes").mkdir(parents=True)
-    (out / "llms.txt").write_text("# llms\n")
-    build_site(out=out, root=project, quiet=True)
-    assert (out / "index.html").read_text() == "new" and not (out / "llms.txt").exists()
 
 
 # --- the swap and recovery ------------------------------------------------------------------
