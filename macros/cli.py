@@ -403,7 +403,8 @@ def cmd_i18n_check(args) -> int:
 
 
 def cmd_i18n_stamp(args) -> int:
-    from macros.i18n.pages import DOCS, stamp, stamp_target
+    from macros.i18n.pages import DOCS
+    from macros.i18n.stamp import stamp, stamp_target
     from macros.i18n.contract import compare
 
     docs = Path(args.docs) if args.docs else DOCS

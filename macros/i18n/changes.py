@@ -8,7 +8,7 @@ paragraphs (``macros.i18n.paragraphs``), is what the translator has to carry ove
 history is needed: the copy travels with the repository, a tarball or a fork.
 
 Owns where the copy lives, reading it back and the paragraph diff with the current English
-page's line numbers. Must not write files (``macros.i18n.pages.stamp`` writes the copy).
+page's line numbers. Must not write files (``macros.i18n.stamp`` writes the copy).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ sandbox) is the part to move out next when this file grows.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
@@ -34,6 +33,7 @@ from macros.site import render, runmodes
 from macros.engine.calculator import fmt as calc_fmt, of_command
 from macros.engine.database import Database
 from macros.engine.errors import Problem, RecipeError, choices_hint
+from macros.engine.inert import cell_text as _cell_text, esc as _esc, inline as _inline, md as _md
 from macros.i18n.pages import read_page
 from macros.engine.resolve import resolve
 from macros.engine.results import Resolution
@@ -65,40 +65,6 @@ def _warn_from(removal: str) -> date:
 def expiring(removal: str, now: date) -> bool:
     """A planned removal (a date) is near enough that a printed command may not depend on it."""
     return now >= _warn_from(removal)
-
-
-_MD_ENTITIES = {c: f"&#{ord(c)};" for c in "[]()*_`\\!<>"}
-
-
-def _esc(text: str) -> str:
-    """Text from the database in an HTML attribute or an admonition title: inert, never markup.
-    Markdown still reads links and emphasis there, so their characters go as entities too
-    (the browser shows them as written)."""
-    return "".join(_MD_ENTITIES.get(c, c) for c in html.escape(str(text), quote=True))
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
-_MD_LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])")
-
-
-def _inline(text: str) -> str:
-    """Reader text inside a line of Markdown: no HTML, links, emphasis, code or cell break."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
-
-
-def _md(text: str) -> str:
-    """Reader text placed in Markdown: no HTML and no Markdown syntax (links, emphasis, code,
-    tables, or a list or heading at the start of a line)."""
-    # "1." starts a list but "\1." is a backslash and a list: escape the dot ("1\."), which
-    # Markdown reads as a plain dot
-    return _MD_LINE_START.sub(lambda m: m.group(1) + (
-        m.group(2)[:-1] + "\\" + m.group(2)[-1] if m.group(2)[0].isdigit()
-        else "\\" + m.group(2)), _inline(text))
-
-
-def _cell_text(text: str) -> str:
-    """Inert text in a table cell, which cannot start a list or a heading: one line."""
-    return _inline(text).replace("\n", " ")
 
 
 def _score(value: float) -> str:

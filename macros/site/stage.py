@@ -29,6 +29,7 @@ from types import SimpleNamespace
 import yaml
 from mkdocs.exceptions import ConfigurationError
 
+from macros.i18n import notices
 from macros.i18n import pages as i18n
 from macros.site import published
 from macros.engine.errors import RecipeError
@@ -347,9 +348,9 @@ class Stage:
             elif templates.source is not None:
                 published.expect(staged_docs, uri, templates.page_name(page), source)
             if language.lang != "en":
-                note = i18n.notice(uri, page.url, language.docs.parent, language.lang,
+                note = notices.notice(uri, page.url, language.docs.parent, language.lang,
                                    templates.site.t)
-                body = i18n.with_notice(body, note)
+                body = notices.with_notice(body, note)
         except PluginError as exc:
             raise StageFailed(str(exc)) from None
         except RecipeError as exc:

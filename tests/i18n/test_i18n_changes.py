@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from macros.i18n.pages import digest, notice
+from macros.i18n.notices import notice
+from macros.i18n.pages import digest
 from macros.i18n.changes import changes, diff, matched_copy
 from macros.i18n.contract import check
 

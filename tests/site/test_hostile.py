@@ -101,7 +101,7 @@ def test_reader_text_that_starts_like_markdown_reads_as_written(text):
     """Inert, and with no stray backslash: the escape Markdown removes is the one we add."""
     import markdown
 
-    from macros.site.pages import _md
+    from macros.engine.inert import md as _md
 
     html_out = markdown.markdown(_md(text))
     assert html_out == f"<p>{html.escape(text, quote=False)}</p>"
