@@ -5,8 +5,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8000
+# what `make check` runs: the unit tests that need no built site, browser or subprocess build
+CHECK_TESTS ?= tests/engine tests/i18n tests/cli/test_layout.py -m 'not browser' --ignore=tests/engine/test_properties.py
 
-.PHONY: install test site site-zensical serve preview bench catalog catalog-check validate clean
+.PHONY: install test check site site-zensical serve preview bench catalog catalog-check validate clean
 
 $(STAMP): pyproject.toml tests/js/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +23,14 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The inner loop (under a minute): the database, the translations, the package's layers and
+# the engine's and translators' unit tests. `make test` before you push.
+check: $(STAMP)
+	$(VENV)/bin/recipes validate
+	$(VENV)/bin/recipes i18n-check
+	$(PY) -m macros.layout_check > /dev/null || $(PY) -m macros.layout_check
+	$(PY) -m pytest -q $(CHECK_TESTS)
 
 validate: $(STAMP)
 	$(VENV)/bin/recipes validate
