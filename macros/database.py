@@ -255,8 +255,13 @@ def load_database(root: Path | str = RECIPES) -> Database:
                             "say what it stands for and what a value looks like there")
     if out.problems:
         raise RecipeError(out.problems)
-    return Database(root, platforms, containers, catalog, router, shared_text, models, releases,
-                    bench, reader_values)
+    db = Database(root, platforms, containers, catalog, router, shared_text, models, releases,
+                  bench, reader_values)
+    from .validate import check_calculator_cells  # it composes commands: needs the database
+    check_calculator_cells(db, out, base)
+    if out.problems:
+        raise RecipeError(out.problems)
+    return db
 
 
 READER_TOKEN = r"<[a-z0-9][a-z0-9.-]*>"

@@ -139,8 +139,16 @@ class _State:
             key = (calc.id, tuple(sorted(flags.items())), tuple(sorted(self.env_items)),
                    self.pd, self.avg_len)
             if key not in memo:
-                memo[key] = calculator.evaluate(calc, flags, dict(self.env_items), self.pd,
-                                                self.avg_len)[1]
+                _, exact, why = calculator.outcome(calc, flags, dict(self.env_items), self.pd,
+                                                   self.avg_len)
+                if isinstance(why, calculator.Absurd):
+                    raise RecipeError([Problem(
+                        f"{self.model.dir.parent.name}/{self.model.dir.name}/model.yaml", None,
+                        None,
+                        f"calculator '{calc.id}' gives no value to pin as {calc.pins} for this "
+                        f"command (avg_len={self.avg_len}): {why}; bound its formula and "
+                        "constants")])
+                memo[key] = exact
             value = memo[key]
         self._calc_cache[calc.id] = (self.toks, self.env_items, value)
         return value

@@ -9,6 +9,7 @@ with their positions (``yamlfile.Marked``).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from functools import cached_property
@@ -21,7 +22,7 @@ from .database import (EXPORTED_TEXT_ID, HINT_FIELDS, LANGS, RESERVED_KEYS, Mode
 from .errors import choices_hint
 from .flags import Flag, parse_flag_text
 from .releases import Releases
-from .schema import Cell, Platform, Status
+from .schema import Cell, Platform, Status, constant_problem
 
 
 _RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?![\w.])")
@@ -465,6 +466,11 @@ class Validator:
         D = condition_check.Domain
         keys = {"pd": D("pd", ("prefill", "decode", ""))}
         numbers: set[str] = set(calc.constants)
+        for name, number in calc.constants.items():
+            why = constant_problem(number)
+            if why:
+                self.out.add(self.docs[d], p + ("constants", name), f"calculator '{calc.id}': "
+                             f"constant '{name}' is {number!r}; {why}")
         seen: set[str] = set()
         reads: list[tuple] = []
 
@@ -965,3 +971,48 @@ class Validator:
             if decl.unit == "percent" and not 0 <= item.score <= 100:
                 self.out.add(doc, p + ("score",), f"score {item.score:g} of '{name}' is a "
                              "percentage: it lies between 0 and 100")
+
+
+def check_calculator_cells(db, out, base) -> None:
+    """Every calculator dry-run on every cell whose command it pins: the cell's own command
+    (resolved with its defaults) at the shortest, the default and the longest request length,
+    and with each flag the calculator reads at its declared extremes. A try that gives no value
+    (a division by zero, a value too large, a result that is not positive or is out of the
+    pinned flag's bounds) is an error at the cell, naming the calculator and why; a cell where
+    a rule says the calculator does not apply, or that sets the pinned flag itself, is skipped."""
+    from . import calculator
+    from .errors import RecipeError
+    from .resolve import resolve
+    from .schema import AVG_LEN_MAX, AVG_LEN_MIN
+    from .selection import Selection
+
+    bounds = {name: spec.bound for name, spec in db.catalog.flags.items() if spec.bound}
+    for model in db.models.values():
+        if not model.info.calculators:
+            continue
+        rl = model.info.request_length
+        lengths = [AVG_LEN_MIN, rl.default, AVG_LEN_MAX] if rl else [None]
+        # a calculator no rule writes ({calc.<id>} in a transform) pins nothing
+        written = json.dumps([t.model_dump(mode="json") for t in model.rules.transforms])
+        calcs = [c for c in model.info.calculators
+                 if re.search(r"\bcalc\." + re.escape(c.id) + r"\b", written)]
+        doc = None
+        for i, cell in enumerate(model.cells):
+            try:
+                res = resolve(db, Selection(model.id, dict(cell.match)), strict=False)
+            except RecipeError:  # a cell the loader or check reports in its own words
+                continue
+            own = {f.name for f in model.cell_flags[i]} if i < len(model.cell_flags) else set()
+            for calc in calcs:
+                c = res.calculation(calc.id)
+                if c.reason is not None or calc.pins in own:
+                    continue
+                flags = {f.name: f.values for f in res.flags if f.name != calc.pins}
+                env = dict(e.split("=", 1) for e in res.env)
+                why = calculator.dry_run(calc, flags, env, res.pd, lengths, bounds,
+                                         bounds.get(calc.pins))
+                if why:
+                    if doc is None:
+                        doc = out.load(model.dir / "cells.yaml", base)
+                    out.add(doc, ("cells", i), f"calculator '{calc.id}' gives this cell no "
+                            f"value to pin as {calc.pins}: {why}")
