@@ -99,6 +99,12 @@ class Validator:
         m.axis_index = {a.id: a for a in m.axes}
 
     # -- helpers
+    def axis_place(self, ai: int) -> tuple[str, tuple]:
+        """The file and path of the model's axis ``ai``: overlays.yaml's axes come first, then
+        playground.yaml's (by position: an id may be declared twice)."""
+        first = len(self.m.overlay_ids)
+        return ("overlays", ("axes", ai)) if ai < first else ("playground", ("axes", ai - first))
+
     def text(self, doc: str, path: tuple, text_id: str | None) -> None:
         if text_id is None:
             return
@@ -629,11 +635,16 @@ class Validator:
     def _axes(self) -> None:
         seen: dict[str, int] = {}
         for ai, axis in enumerate(self.m.axes):
-            doc = "overlays" if axis.id in self.m.overlay_ids else "playground"
-            base = ("axes", ai - (0 if doc == "overlays" else len(self.m.overlay_ids)))
-            if axis.id in seen or axis.id in self.m.dimensions:
-                self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}'")
-            seen[axis.id] = ai
+            doc, base = self.axis_place(ai)
+            if axis.id in self.m.dimensions:
+                self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}': "
+                             f"'{axis.id}' is a dimension of the model (model.yaml)")
+            elif axis.id in seen:
+                first_doc, first_path = self.axis_place(seen[axis.id])
+                first = self.docs[first_doc]
+                self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}' "
+                             f"(first declared at {first.file}:{first.where(first_path)[0]})")
+            seen.setdefault(axis.id, ai)
             self.text(doc, base + ("label",), axis.label)
             if axis.card is not None:  # the card's title
                 self.text(doc, base + ("card",), f"ui.card.{axis.card}")
@@ -763,8 +774,7 @@ class Validator:
         whose flags tell what ``{cell.<flag>_size}`` can be)."""
         names = self.template_names(conditions.ALWAYS)
         for ai, axis in enumerate(self.m.axes):
-            doc = "overlays" if axis.id in self.m.overlay_ids else "playground"
-            base = ("axes", ai - (0 if doc == "overlays" else len(self.m.overlay_ids)))
+            doc, base = self.axis_place(ai)
             for oi, opt in enumerate(axis.options):
                 p = base + ("options", oi)
                 for i, f in enumerate(opt.add):
