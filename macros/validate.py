@@ -785,6 +785,36 @@ class Validator:
                     if "=" in e:  # _axes reports the rest
                         self.env_entry(doc, p + ("env", i), e)
 
+    def _gates_leave_options(self) -> None:
+        """A setting some option of which is left on at least one cell: gates that surely hold
+        there (their when is true whatever is picked) and disable or hide every option of a
+        setting on every cell leave the Playground nothing to pick."""
+        r, d = self.m.rules, "rules"
+        cells = self.cells_for(None)
+        if not cells:
+            return
+        for axis in self.m.axes:
+            gates = [(i, g) for i, g in enumerate(r.gates)
+                     if axis.id in g.disable or axis.id in g.hide]
+            if not gates:
+                continue
+            used: dict[int, None] = {}
+            for cell, flags in cells:
+                ctx = _DryContext(cell, self.platforms[cell.match["hw"]], flags)
+                holding = [(i, g) for i, g in gates if g.when.holds(ctx) is True]
+                off = {o for _, g in holding for o in (*g.disable.get(axis.id, ()),
+                                                       *g.hide.get(axis.id, ()))}
+                if any(o.id not in off for o in axis.options):
+                    break
+                used.update((i, None) for i, _ in holding)
+            else:
+                names = ", ".join(f"'{r.gates[i].id}'" for i in sorted(used))
+                self.out.add(self.docs[d], ("gates", min(used), "when"),
+                             f"gates {names} disable or hide every option of setting "
+                             f"'{axis.id}' ({', '.join(o.id for o in axis.options)}) on every "
+                             "cell, so it has nothing to pick; narrow their when or leave an "
+                             "option on")
+
     def _rules(self) -> None:
         d, r = "rules", self.m.rules
         for i, g in enumerate(r.gates):
@@ -799,6 +829,8 @@ class Validator:
                 for axis_id, options in getattr(g, kind).items():
                     for option in options:
                         self.option_of(d, p + (kind, axis_id), axis_id, option)
+        if not self.cell_problems:
+            self._gates_leave_options()
         axis_ids = {a.id for a in self.m.axes}
         for i, t in enumerate(r.transforms):
             p = ("transforms", i)
