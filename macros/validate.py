@@ -724,6 +724,7 @@ class Validator:
     def _cells_inner(self) -> None:
         info, d, m = self.m.info, "cells", self.m
         rounds = [r.id for r in info.rounds]
+        joined_keys: dict[tuple[str, str], int] = {}
         for i, cell in enumerate(self.m.cells):
             p = ("cells", i)
             if self._match(p, cell):
@@ -735,6 +736,18 @@ class Validator:
                                  f"(first defined at line {line})")
                 else:
                     m.cell_index[key] = i
+                    # the pages and the Playground key a cell by its ids joined: ids that join
+                    # alike would give two cells one key (site.cell_anchor, playground.js)
+                    for sep, what in (("-", "page anchor 'cell-{}'"), ("|", "Playground key '{}'")):
+                        joined = sep.join(key)
+                        other = joined_keys.setdefault((sep, joined), i)
+                        if other != i:
+                            line = self.docs[d].where(("cells", other))[0]
+                            self.out.add(self.docs[d], p + ("match",), f"cell {'/'.join(key)} "
+                                         f"has the {what.format(joined)} of cell "
+                                         f"{'/'.join(m.key(m.cells[other].match))} (line "
+                                         f"{line}): their option ids join alike; rename one")
+                            break
             if "nodes" in m.dimensions and cell.match.get("nodes") not in (None, str(cell.nodes)):
                 self.out.add(self.docs[d], p + ("nodes",), f"nodes {cell.nodes} differs from "
                              f"the cell's nodes dimension '{cell.match['nodes']}' (the option "
