@@ -55,6 +55,14 @@ def _number(text: str) -> int | float | None:
 MAX_RESULT = 1e15
 
 
+class CalculatorError(RecipeError):
+    """A calculator gave a command an absurd value (``Absurd``): raised where it is composed."""
+
+    def __init__(self, problems, calc_id: str, why: str):
+        super().__init__(problems)
+        self.calc_id, self.why = calc_id, why
+
+
 class Absurd(str):
     """A reason a calculator gives no value that no command may meet quietly: a number too large
     for a float, not finite, or longer than MAX_RESULT allows. At run time it is an error."""

@@ -142,12 +142,12 @@ class _State:
                 _, exact, why = calculator.outcome(calc, flags, dict(self.env_items), self.pd,
                                                    self.avg_len)
                 if isinstance(why, calculator.Absurd):
-                    raise RecipeError([Problem(
+                    raise calculator.CalculatorError([Problem(
                         f"{self.model.dir.parent.name}/{self.model.dir.name}/model.yaml", None,
                         None,
                         f"calculator '{calc.id}' gives no value to pin as {calc.pins} for this "
                         f"command (avg_len={self.avg_len}): {why}; bound its formula and "
-                        "constants")])
+                        "constants")], calc.id, f"{why} (at avg_len={self.avg_len})")
                 memo[key] = exact
             value = memo[key]
         self._calc_cache[calc.id] = (self.toks, self.env_items, value)

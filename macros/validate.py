@@ -1055,6 +1055,13 @@ def check_calculator_cells(db, out, base) -> None:
         for i, cell in enumerate(model.cells):
             try:
                 res = resolve(db, Selection(model.id, dict(cell.match)), strict=False)
+            except calculator.CalculatorError as exc:  # too large a value to compose with
+                if doc is None:
+                    doc = out.load(model.dir / "cells.yaml", base)
+                pins = model.calculator(exc.calc_id).pins
+                out.add(doc, ("cells", i), f"calculator '{exc.calc_id}' gives this cell no "
+                        f"value to pin as {pins}: {exc.why}")
+                continue
             except RecipeError:  # a cell the loader or check reports in its own words
                 continue
             own = {f.name for f in model.cell_flags[i]} if i < len(model.cell_flags) else set()
