@@ -35,6 +35,11 @@ def _release_named(version_text: str, releases) -> str | None:
     return m.group(1) if m and m.group(1) in releases else None
 
 
+def _shown(number: float) -> str:
+    """A constant as written: 128 rather than 128.0, 1e+308 rather than 309 digits."""
+    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+
+
 def _is_int(text: str) -> bool:
     try:
         int(text)
@@ -476,7 +481,7 @@ class Validator:
             why = constant_problem(number)
             if why:
                 self.out.add(self.docs[d], p + ("constants", name), f"calculator '{calc.id}': "
-                             f"constant '{name}' is {number!r}; {why}")
+                             f"constant '{name}' is {_shown(number)}; {why}")
         seen: set[str] = set()
         reads: list[tuple] = []
 
