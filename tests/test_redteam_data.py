@@ -239,3 +239,26 @@ def test_an_invisible_character_in_a_message_is_escaped(cli, model_id):
     r = cli("command", model_id, *_cell_args(match))
     assert r.code == 1
     assert "\u200b" not in r.err and "\\u200b" in r.err, r.err
+
+
+@pytest.mark.parametrize("model_id", CALCULATED)
+def test_a_pinned_value_out_of_the_flags_bounds_is_a_validate_error(cli, recipes_copy, db,
+                                                                    model_id):
+    i, calc = _pinned(recipes_copy, model_id)
+    written = {f.name for m in db.models.values() for flags in m.cell_flags for f in flags}
+    flag = next(name for name, spec in sorted(db.catalog.flags.items())
+                if spec.bound is not None and spec.bound.max == 1 and name not in written
+                and spec.type == "float")
+    rules = recipes_copy / model_id / "rules.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8").replace(calc["pins"], flag),
+                     encoding="utf-8")
+
+    def model(data):
+        data["calculators"][i]["pins"] = flag
+        data["calculators"][i]["formula"] = f"({data['calculators'][i]['formula']}) + 1"
+    edit_yaml(recipes_copy / model_id / "model.yaml", model)
+    r = _validate(cli, recipes_copy)
+    assert r.code == 1
+    assert re.search(rf"error: recipes/{model_id}/cells.yaml:\d+:\d+: calculator "
+                     rf"'{calc['id']}' gives this cell no value to pin as {flag}: the result "
+                     rf"[0-9.e+]+ is out of {flag}'s bounds", r.err), r.err
