@@ -34,7 +34,8 @@ from urllib.parse import urlsplit
 from macros.engine import docker
 from macros.engine.conditions import attr as _attr, equalities
 from macros.engine.catalog import Catalog
-from macros.engine.database import Database, Model, branch_value_problem, likely_typo
+from macros.engine.model import Database
+from macros.engine.model import Model, branch_value_problem, likely_typo
 from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import split_words
 from macros.engine.results import Diagnostic, TextRef

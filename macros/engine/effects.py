@@ -13,7 +13,7 @@ resolve decides.
 
 from __future__ import annotations
 
-from macros.engine.database import Database
+from macros.engine.model import Database
 from macros.engine.resolve import resolve
 from macros.engine.results import AxisState, OptionState, Resolution
 from macros.engine.selection import Selection

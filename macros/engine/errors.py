@@ -8,8 +8,22 @@ decide how to show the errors.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Iterable
+
+
+# What a message must not print raw: zero-width and bidi controls, the byte-order mark and other
+# format characters, and control characters but for the tab and the newline.
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f"
+                     "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+
+def escape(text: str) -> str:
+    """``text`` with every invisible character written as its escape (U+200B as ``\\u200b``)."""
+    if not isinstance(text, str):
+        return text
+    return _HIDDEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass(frozen=True)
@@ -20,6 +34,10 @@ class Problem:
     line: int | None
     col: int | None
     message: str
+
+    def __post_init__(self) -> None:  # every message is shown escaped, wherever it goes
+        object.__setattr__(self, "message", escape(self.message))
+        object.__setattr__(self, "file", escape(self.file))
 
     def __str__(self) -> str:
         where = self.file

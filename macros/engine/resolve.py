@@ -22,7 +22,8 @@ from macros.engine import calculator, templates
 from macros.engine.conditions import attr as _attr
 from macros.engine.catalog import is_placeholder
 from macros.engine.check import cell_rules, check_state
-from macros.engine.database import Database, Model, likely_typo
+from macros.engine.model import Database
+from macros.engine.model import Model, likely_typo
 from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import Flag, env_name, parse_flag_text
 from macros.engine.results import (AxisState, Calculation, Caveat, EffectiveValue, OptionState, Resolution, SelectionError, TextRef)
@@ -142,8 +143,16 @@ class _State:
             key = (calc.id, tuple(sorted(flags.items())), tuple(sorted(self.env_items)),
                    self.pd, self.avg_len)
             if key not in memo:
-                memo[key] = calculator.evaluate(calc, flags, dict(self.env_items), self.pd,
-                                                self.avg_len)[1]
+                _, exact, why = calculator.outcome(calc, flags, dict(self.env_items), self.pd,
+                                                   self.avg_len)
+                if isinstance(why, calculator.Absurd):
+                    raise calculator.CalculatorError([Problem(
+                        f"{self.model.dir.parent.name}/{self.model.dir.name}/model.yaml", None,
+                        None,
+                        f"calculator '{calc.id}' gives no value to pin as {calc.pins} for this "
+                        f"command (avg_len={self.avg_len}): {why}; bound its formula and "
+                        "constants")], calc.id, f"{why} (at avg_len={self.avg_len})")
+                memo[key] = exact
             value = memo[key]
         self._calc_cache[calc.id] = (self.toks, self.env_items, value)
         return value

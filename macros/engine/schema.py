@@ -283,6 +283,28 @@ class Calculator(Strict):
     formula: str  # an expression over constants, values and avg_len
 
 
+# A calculator's constant is a physical size or count of the model: finite, positive, written
+# with at most 15 significant digits (what a float holds exactly) and between these magnitudes.
+CONSTANT_DIGITS = 15
+CONSTANT_RANGE = (1e-15, 1e15)
+
+
+def constant_problem(number: float) -> str | None:
+    """Why ``number`` cannot be a calculator's constant, or None."""
+    import math
+    if not math.isfinite(number):
+        return "a constant must be a finite number"
+    if number <= 0:
+        return "a constant must be a positive number (a size, a count or a ratio of the model)"
+    lo, hi = CONSTANT_RANGE
+    if not lo <= number <= hi:
+        return f"a constant must be from {lo:g} to {hi:g}"
+    mantissa = repr(float(number)).lower().split("e")[0].replace(".", "").replace("-", "")
+    if len(mantissa.strip("0")) > CONSTANT_DIGITS:
+        return f"a constant has at most {CONSTANT_DIGITS} significant digits"
+    return None
+
+
 class RequestLength(Strict):
     """The average request length (tokens) a model's calculators read as ``avg_len``: the
     Playground's input, ``--set avg_len=`` and a page's macro argument."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from macros.engine.database import Database
+from macros.engine.model import Database
 from macros.engine.resolve import axis_states, resolve, walk
 from macros.engine.results import Resolution
 from macros.engine.selection import Selection

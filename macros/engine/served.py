@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from macros.engine import bench_serving
 from macros.engine.check import check_state
-from macros.engine.database import Database, Model
+from macros.engine.model import Database
+from macros.engine.model import Model
 from macros.engine.flags import Flag, env_name, env_text, parse_flag_text
 from macros.engine.resolve import resolve
 from macros.engine.results import Resolution

@@ -158,7 +158,10 @@ def _value(node: Expr, lookup) -> Any:
         return node.value
     if isinstance(node, Name):
         v = lookup(node.name)
-        n = _num(v)
+        try:
+            n = _num(v)
+        except OverflowError:
+            raise ExprError(f"'{node.name}' is too large") from None
         if n is None or not math.isfinite(n):
             raise ExprError(f"'{node.name}' is not a number here ({v!r})")
         return int(n) if n.is_integer() else n
@@ -170,14 +173,18 @@ def _arith(op: str, a, b):
         raise ExprError("division by zero")
     try:
         if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        return a // b if op == "//" else a / b
+            r = a + b
+        elif op == "-":
+            r = a - b
+        elif op == "*":
+            r = a * b
+        else:
+            r = a // b if op == "//" else a / b
+        if not math.isfinite(float(r)):  # a float past its range: inf, and inf - inf is nan
+            raise OverflowError
     except OverflowError:  # a whole number too large to meet a float
         raise ExprError("a value is too large") from None
+    return r
 
 
 def show(v: Any) -> str:

@@ -13,18 +13,21 @@ vocabulary or be handed it whole.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from macros.engine import bench_serving, condition_check, conditions, templates
 from macros.engine.catalog import Catalog, FlagSpec, value_problem
-from macros.engine.database import (EXPORTED_TEXT_ID, HINT_FIELDS, LANGS, RESERVED_KEYS, Model, _flag_problem, branch_value_problem, likely_typo)
+from macros.engine.model import (EXPORTED_TEXT_ID, HINT_FIELDS, LANGS, RESERVED_KEYS, Model, _flag_problem,
+                       branch_value_problem, likely_typo)
 from macros.engine.errors import choices_hint
 from macros.engine.flags import Flag, parse_flag_text
 from macros.engine.releases import Releases
-from macros.engine.schema import Cell, Platform, Status
+from macros.engine.schema import Cell, Platform, Status, constant_problem
 
 
 _RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?![\w.])")
@@ -35,6 +38,11 @@ def _release_named(version_text: str, releases) -> str | None:
     is one of ``releases``; None for a build between releases ("main @ 273d978bed")."""
     m = _RELEASE.search(version_text)
     return m.group(1) if m and m.group(1) in releases else None
+
+
+def _shown(number: float) -> str:
+    """A constant as written: 128 rather than 128.0, 1e+308 rather than 309 digits."""
+    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
 
 
 def _is_int(text: str) -> bool:
@@ -101,6 +109,12 @@ class Validator:
         m.axis_index = {a.id: a for a in m.axes}
 
     # -- helpers
+    def axis_place(self, ai: int) -> tuple[str, tuple]:
+        """The file and path of the model's axis ``ai``: overlays.yaml's axes come first, then
+        playground.yaml's (by position: an id may be declared twice)."""
+        first = len(self.m.overlay_ids)
+        return ("overlays", ("axes", ai)) if ai < first else ("playground", ("axes", ai - first))
+
     def text(self, doc: str, path: tuple, text_id: str | None) -> None:
         if text_id is None:
             return
@@ -468,6 +482,11 @@ class Validator:
         D = condition_check.Domain
         keys = {"pd": D("pd", ("prefill", "decode", ""))}
         numbers: set[str] = set(calc.constants)
+        for name, number in calc.constants.items():
+            why = constant_problem(number)
+            if why:
+                self.out.add(self.docs[d], p + ("constants", name), f"calculator '{calc.id}': "
+                             f"constant '{name}' is {_shown(number)}; {why}")
         seen: set[str] = set()
         reads: list[tuple] = []
 
@@ -626,11 +645,16 @@ class Validator:
     def _axes(self) -> None:
         seen: dict[str, int] = {}
         for ai, axis in enumerate(self.m.axes):
-            doc = "overlays" if axis.id in self.m.overlay_ids else "playground"
-            base = ("axes", ai - (0 if doc == "overlays" else len(self.m.overlay_ids)))
-            if axis.id in seen or axis.id in self.m.dimensions:
-                self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}'")
-            seen[axis.id] = ai
+            doc, base = self.axis_place(ai)
+            if axis.id in self.m.dimensions:
+                self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}': "
+                             f"'{axis.id}' is a dimension of the model (model.yaml)")
+            elif axis.id in seen:
+                first_doc, first_path = self.axis_place(seen[axis.id])
+                first = self.docs[first_doc]
+                self.out.add(self.docs[doc], base + ("id",), f"duplicate axis id '{axis.id}' "
+                             f"(first declared at {first.file}:{first.where(first_path)[0]})")
+            seen.setdefault(axis.id, ai)
             self.text(doc, base + ("label",), axis.label)
             if axis.card is not None:  # the card's title
                 self.text(doc, base + ("card",), f"ui.card.{axis.card}")
@@ -710,6 +734,7 @@ class Validator:
     def _cells_inner(self) -> None:
         info, d, m = self.m.info, "cells", self.m
         rounds = [r.id for r in info.rounds]
+        joined_keys: dict[tuple[str, str], int] = {}
         for i, cell in enumerate(self.m.cells):
             p = ("cells", i)
             if self._match(p, cell):
@@ -721,6 +746,18 @@ class Validator:
                                  f"(first defined at line {line})")
                 else:
                     m.cell_index[key] = i
+                    # the pages and the Playground key a cell by its ids joined: ids that join
+                    # alike would give two cells one key (site.cell_anchor, playground.js)
+                    for sep, what in (("-", "page anchor 'cell-{}'"), ("|", "Playground key '{}'")):
+                        joined = sep.join(key)
+                        other = joined_keys.setdefault((sep, joined), i)
+                        if other != i:
+                            line = self.docs[d].where(("cells", other))[0]
+                            self.out.add(self.docs[d], p + ("match",), f"cell {'/'.join(key)} "
+                                         f"has the {what.format(joined)} of cell "
+                                         f"{'/'.join(m.key(m.cells[other].match))} (line "
+                                         f"{line}): their option ids join alike; rename one")
+                            break
             if "nodes" in m.dimensions and cell.match.get("nodes") not in (None, str(cell.nodes)):
                 self.out.add(self.docs[d], p + ("nodes",), f"nodes {cell.nodes} differs from "
                              f"the cell's nodes dimension '{cell.match['nodes']}' (the option "
@@ -760,8 +797,7 @@ class Validator:
         whose flags tell what ``{cell.<flag>_size}`` can be)."""
         names = self.template_names(conditions.ALWAYS)
         for ai, axis in enumerate(self.m.axes):
-            doc = "overlays" if axis.id in self.m.overlay_ids else "playground"
-            base = ("axes", ai - (0 if doc == "overlays" else len(self.m.overlay_ids)))
+            doc, base = self.axis_place(ai)
             for oi, opt in enumerate(axis.options):
                 p = base + ("options", oi)
                 for i, f in enumerate(opt.add):
@@ -771,6 +807,36 @@ class Validator:
                 for i, e in enumerate(opt.env):
                     if "=" in e:  # _axes reports the rest
                         self.env_entry(doc, p + ("env", i), e)
+
+    def _gates_leave_options(self) -> None:
+        """A setting some option of which is left on at least one cell: gates that surely hold
+        there (their when is true whatever is picked) and disable or hide every option of a
+        setting on every cell leave the Playground nothing to pick."""
+        r, d = self.m.rules, "rules"
+        cells = self.cells_for(None)
+        if not cells:
+            return
+        for axis in self.m.axes:
+            gates = [(i, g) for i, g in enumerate(r.gates)
+                     if axis.id in g.disable or axis.id in g.hide]
+            if not gates:
+                continue
+            used: dict[int, None] = {}
+            for cell, flags in cells:
+                ctx = _DryContext(cell, self.platforms[cell.match["hw"]], flags)
+                holding = [(i, g) for i, g in gates if g.when.holds(ctx) is True]
+                off = {o for _, g in holding for o in (*g.disable.get(axis.id, ()),
+                                                       *g.hide.get(axis.id, ()))}
+                if any(o.id not in off for o in axis.options):
+                    break
+                used.update((i, None) for i, _ in holding)
+            else:
+                names = ", ".join(f"'{r.gates[i].id}'" for i in sorted(used))
+                self.out.add(self.docs[d], ("gates", min(used), "when"),
+                             f"gates {names} disable or hide every option of setting "
+                             f"'{axis.id}' ({', '.join(o.id for o in axis.options)}) on every "
+                             "cell, so it has nothing to pick; narrow their when or leave an "
+                             "option on")
 
     def _rules(self) -> None:
         d, r = "rules", self.m.rules
@@ -786,6 +852,8 @@ class Validator:
                 for axis_id, options in getattr(g, kind).items():
                     for option in options:
                         self.option_of(d, p + (kind, axis_id), axis_id, option)
+        if not self.cell_problems:
+            self._gates_leave_options()
         axis_ids = {a.id for a in self.m.axes}
         for i, t in enumerate(r.transforms):
             p = ("transforms", i)
@@ -968,3 +1036,81 @@ class Validator:
             if decl.unit == "percent" and not 0 <= item.score <= 100:
                 self.out.add(doc, p + ("score",), f"score {item.score:g} of '{name}' is a "
                              "percentage: it lies between 0 and 100")
+
+
+_DRY_RUNS: dict[str, list[tuple[int, str]]] = {}  # what the dry run found, by its inputs' digest
+
+
+def _dry_run_key(db, model) -> str:
+    """A digest of everything the dry run of ``model`` reads: its own files, the shared catalog
+    files (platforms, bounds, roles) and the pinned release."""
+    import hashlib
+
+    h = hashlib.sha256(db.catalog.version.encode())
+    folders = [model.dir, Path(db.root) / "catalog"]
+    for folder in folders:
+        for path in sorted(folder.glob("*.yaml")):
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def check_calculator_cells(db, out, base) -> None:
+    """Every calculator dry-run on every cell whose command it pins: the cell's own command
+    (resolved with its defaults) at the shortest, the default and the longest request length,
+    and with each flag the calculator reads at its declared extremes. A try that gives no value
+    (a division by zero, a value too large, a result that is not positive or is out of the
+    pinned flag's bounds) is an error at the cell, naming the calculator and why; a cell where
+    a rule says the calculator does not apply, or that sets the pinned flag itself, is skipped.
+    The findings are kept by a digest of what they read, so loading the same data again (the
+    build's languages, the preview's reloads, the tests' copies) does not compose them again."""
+    for model in db.models.values():
+        if not model.info.calculators:
+            continue
+        key = _dry_run_key(db, model)
+        found = _DRY_RUNS.get(key)
+        if found is None:
+            found = _DRY_RUNS[key] = _dry_run(db, model)
+        if found:
+            doc = out.load(model.dir / "cells.yaml", base)
+            for i, message in found:
+                out.add(doc, ("cells", i), message)
+
+
+def _dry_run(db, model) -> list[tuple[int, str]]:
+    from macros.engine import calculator
+    from macros.engine.errors import RecipeError
+    from macros.engine.resolve import resolve
+    from macros.engine.schema import AVG_LEN_MAX, AVG_LEN_MIN
+    from macros.engine.selection import Selection
+
+    found: list[tuple[int, str]] = []
+    bounds = {name: spec.bound for name, spec in db.catalog.flags.items() if spec.bound}
+    rl = model.info.request_length
+    lengths = [AVG_LEN_MIN, rl.default, AVG_LEN_MAX] if rl else [None]
+    # a calculator no rule writes ({calc.<id>} in a transform) pins nothing
+    written = json.dumps([t.model_dump(mode="json") for t in model.rules.transforms])
+    calcs = [c for c in model.info.calculators
+             if re.search(r"\bcalc\." + re.escape(c.id) + r"\b", written)]
+    for i, cell in enumerate(model.cells):
+        try:
+            res = resolve(db, Selection(model.id, dict(cell.match)), strict=False)
+        except calculator.CalculatorError as exc:  # too large a value to compose with
+            pins = model.calculator(exc.calc_id).pins
+            found.append((i, f"calculator '{exc.calc_id}' gives this cell no value to pin as "
+                             f"{pins}: {exc.why}"))
+            continue
+        except RecipeError:  # a cell the loader or check reports in its own words
+            continue
+        own = {f.name for f in model.cell_flags[i]} if i < len(model.cell_flags) else set()
+        for calc in calcs:
+            c = res.calculation(calc.id)
+            if c.reason is not None or calc.pins in own:
+                continue
+            flags = {f.name: f.values for f in res.flags if f.name != calc.pins}
+            env = dict(e.split("=", 1) for e in res.env)
+            why = calculator.dry_run(calc, flags, env, res.pd, lengths, bounds,
+                                     bounds.get(calc.pins))
+            if why:
+                found.append((i, f"calculator '{calc.id}' gives this cell no value to pin as "
+                                 f"{calc.pins}: {why}"))
+    return found

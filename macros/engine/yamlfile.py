@@ -36,6 +36,9 @@ SHOWN_ALIASES = 10  # an alias bomb has dozens; the first few say what to fix
 # The characters YAML forbids (PyYAML's Reader.NON_PRINTABLE), found here to report a line:col.
 _NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
                             "\U00010000-\U0010FFFF]")
+# Characters that show as nothing (zero-width, word joiner, byte-order mark) or reorder the text
+# around them (bidi controls): in an id or a flag they make two spellings that look the same.
+INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 _PLAIN_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
 _TAG = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null")}
@@ -260,6 +263,14 @@ def load(path: Path | str, display: str | None = None) -> Marked:
                 value, bad = _scalar(event)
                 if bad:
                     add(event.start_mark, bad)
+                hidden = INVISIBLE.search(event.value)
+                if hidden:
+                    at = text.find(hidden.group(), event.start_mark.index, event.end_mark.index)
+                    line = text.count("\n", 0, at) + 1 if at >= 0 else event.start_mark.line + 1
+                    col = at - text.rfind("\n", 0, at) if at >= 0 else event.start_mark.column + 1
+                    problems.append(Problem(name, line, col, f"invisible character "
+                                            f"U+{ord(hidden.group()):04X} in '{event.value}': it "
+                                            "shows as nothing or reorders the text; delete it"))
                 deliver(value, event.start_mark, True)
             elif isinstance(event, yaml.CollectionStartEvent):
                 is_map = isinstance(event, yaml.MappingStartEvent)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from macros.engine.database import EXPORTED_TEXT_ID, Database
+from macros.engine.model import Database
+
+from macros.engine.model import EXPORTED_TEXT_ID
 from macros.engine.flags import parse_flag_text
 
 _TEXT_ID = EXPORTED_TEXT_ID

@@ -31,7 +31,7 @@ from mkdocs.exceptions import PluginError
 from macros.engine import bench_serving, served
 from macros.site import render, runmodes
 from macros.engine.calculator import fmt as calc_fmt, of_command
-from macros.engine.database import Database
+from macros.engine.model import Database
 from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.inert import cell_text as _cell_text, esc as _esc, inline as _inline, md as _md
 from macros.i18n.pages import read_page

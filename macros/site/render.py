@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from macros.engine.database import Database, Model
+from macros.engine.model import Database
+
+from macros.engine.model import Model
 from macros.engine.flags import env_text
 from macros.engine.results import Diagnostic, Resolution, TextRef
 

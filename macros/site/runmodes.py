@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 
 from macros.site import render
-from macros.engine.database import Database, Model
+from macros.engine.model import Database
+from macros.engine.model import Model
 from macros.engine.flags import env_text, quote, split_words
 from macros.engine.results import Resolution
 

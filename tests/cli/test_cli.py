@@ -8,7 +8,7 @@ import pytest
 
 from helpers.models import MODELS
 from macros.site import render
-from macros.engine.database import likely_typo
+from macros.engine.model import likely_typo
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
 

@@ -266,7 +266,7 @@ def test_helpers_match_python(tmp_path, db):
 
     from macros.engine.flags import READER_PLACEHOLDERS
 
-    from macros.engine.database import branch_value_problem
+    from macros.engine.model import branch_value_problem
     from macros.site.export import export_model
 
     cases = _helper_cases()
