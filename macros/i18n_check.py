@@ -51,7 +51,6 @@ from .i18n_paragraphs import fences
 _DIRECTIVE = re.compile(r"<!--\s*check:(.*?)-->", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
 _ANCHOR = re.compile(r"\{\s*#([\w-]+)[^}]*\}\s*$")
-_RAW = re.compile(r"\{%-?\s*raw\s*-?%\}.*?\{%-?\s*endraw\s*-?%\}", re.S)
 # An inline code span, as Python-Markdown reads one: never across a blank line.
 _CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.S)
 # Anything Python-Markdown may pass through as a tag: '<' and a letter, up to '>' (a tag may
@@ -144,12 +143,15 @@ def _strip_comments(lang: str, body: str) -> str:
 
 def template_tags(text: str) -> list[Item]:
     """Every ``{{ … }}`` (a macro call) and ``{% … %}`` (a template statement) the page's
-    template runs, wherever it stands; ``{% raw %}`` content is data. Raises
+    template runs, wherever it stands, and every ``{% raw %}`` block (its content is data,
+    published as it is: the raw HTML in it is judged as the page's own). Raises
     TemplateSyntaxError for a template that does not lex."""
     items: list[Item] = []
     current: tuple[str, int, list[str]] | None = None
     for lineno, token, value in _JINJA.lexer.tokeniter(text, None):
-        if token in ("variable_begin", "block_begin"):
+        if token == "raw_begin":
+            items.append(Item("raw block", "{% raw %}…{% endraw %}", lineno))
+        elif token in ("variable_begin", "block_begin"):
             current = ("macro call" if token == "variable_begin" else "template statement",
                        lineno, [])
         elif token in ("variable_end", "block_end") and current is not None:
@@ -477,16 +479,53 @@ def extract(text: str, name: str, translation: bool = False) -> Page:
     view, broken = _markdown_view(_as_rendered(body), body)
     items += view
     problems += [Finding("error", name, at, what) for at, what in broken]
-    prose = _CODE_SPAN.sub(_blank, _DIRECTIVE.sub(_blank, _RAW.sub(_blank, outside)))
-    line = _lines_of(prose)
-    for m in _TAG.finditer(prose):
-        items.append(Item("raw HTML", " ".join(m.group(0).split()), line(m.start())))
-        for url in _TAG_URL.finditer(m.group(0)):
+    # raw HTML anywhere outside code, {% raw %} content included: the build publishes it
+    for at, tag in raw_html(outside):
+        items.append(Item("raw HTML", tag, at))
+        for url in _TAG_URL.finditer(tag):
             problem = _scheme_problem("link target", _url_text(next(g for g in url.groups()
                                                                      if g is not None)))
             if problem:
-                problems.append(Finding("error", name, line(m.start()), problem))
+                problems.append(Finding("error", name, at, problem))
     return Page(sorted(items, key=lambda i: (i.line or 0, i.kind)), problems, front)
+
+
+def raw_html(markdown: str) -> list[tuple[int, str]]:
+    """(line, tag) for every piece of raw HTML in ``markdown`` outside code blocks, code
+    spans and check directives (code blocks already blanked by the caller, or none there),
+    whitespace folded."""
+    prose = _CODE_SPAN.sub(_blank, _DIRECTIVE.sub(_blank, markdown))
+    line = _lines_of(prose)
+    return [(line(m.start()), " ".join(m.group(0).split())) for m in _TAG.finditer(prose)]
+
+
+def rendered_html_problems(rendered: str, en_rendered: str, source: str, name: str,
+                           en_name: str) -> list[Finding]:
+    """Raw HTML the rendered translation ``rendered`` carries more often than the English
+    page ``en_rendered`` rendered by the same site (same macros, same language, so the
+    macros' own output is the same in both): what only the page's text can have added,
+    however it was written ({% raw %} blocks included). Lines are ``source``'s where the tag is
+    written there."""
+    def tags(markdown: str) -> list[tuple[int, str]]:
+        blocks, _ = fences(markdown)
+        lines = markdown.split("\n")
+        for first, last, _, _ in blocks:
+            lines[first:last + 1] = [""] * (last + 1 - first)
+        return raw_html("\n".join(lines))
+
+    budget: dict[str, int] = {}
+    for _, tag in tags(en_rendered):
+        budget[tag] = budget.get(tag, 0) + 1
+    where = _Locator(source)
+    out = []
+    for _, tag in tags(rendered):
+        if budget.get(tag, 0) > 0:
+            budget[tag] -= 1
+            continue
+        out.append(Finding("error", name, where.find([tag]), f"raw HTML not in {en_name}: "
+                           f"{_show(tag)} (the rendered page has it; write the prose in "
+                           "Markdown, or keep the English page's HTML as it is)"))
+    return out
 
 
 def _foreign_html(en: Page, ko: Page, ko_name: str, en_name: str) -> list[Finding]:
@@ -512,7 +551,7 @@ def contract(en_text: str, ko_text: str, en_name: str, ko_name: str) -> list[Fin
     out += _anchorless(en, en_name) + _anchorless(ko, ko_name)
     if en.front is not None and ko.front is not None:
         out += _front_matter_differences(en.front, ko.front, en_name, ko_name)
-    kinds = ("macro call", "template statement", "code block", "check directive",
+    kinds = ("macro call", "template statement", "raw block", "code block", "check directive",
              "heading anchor", "attribute list", "link target", "image")
     for kind in kinds:
         a = [i for i in en.items if i.kind == kind]
