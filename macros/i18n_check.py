@@ -95,6 +95,9 @@ class Finding:
     message: str
     col: int | None = None
 
+    def __post_init__(self):  # a message quotes page text: never an invisible character raw
+        object.__setattr__(self, "message", i18n_terms.escaped(self.message))
+
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         where += f":{self.col}" if self.line and self.col else ""
@@ -608,10 +611,12 @@ def page_problems(text: str, name: str, en_text: str | None = None,
     """What the build refuses in one page: for a translation (``en_text`` given) every
     contract error in it, for any other page what breaks the rules every page keeps."""
     if en_text is not None:
-        return [f for f in contract(en_text, text, en_name or "the English page", name)
-                if f.file == name]
-    page = extract(text, name)
-    return sorted(page.problems + _anchorless(page, name), key=lambda f: f.line or 0)
+        found = [f for f in contract(en_text, text, en_name or "the English page", name)
+                 if f.file == name]
+    else:
+        page = extract(text, name)
+        found = page.problems + _anchorless(page, name)
+    return sorted(found + invisible_problems(text, name), key=lambda f: f.line or 0)
 
 
 def published_problems(markdown: str, source: str, name: str,
@@ -630,6 +635,23 @@ def published_problems(markdown: str, source: str, name: str,
     return [Finding("error", name, line, what) for line, what in dict.fromkeys(problems)]
 
 
+_CHARACTER_NAMES = {"\u200e": "LEFT-TO-RIGHT MARK", "\u200f": "RIGHT-TO-LEFT MARK",
+                    "\u2066": "LEFT-TO-RIGHT ISOLATE", "\u2067": "RIGHT-TO-LEFT ISOLATE",
+                    "\u2068": "FIRST STRONG ISOLATE", "\u2069": "POP DIRECTIONAL ISOLATE"}
+
+
+def invisible_problems(text: str, name: str) -> list[Finding]:
+    """Every invisible character of a page (as read: a BOM at its start is already gone), at
+    its line and column: it hides words from the checks and is not what a reader sees."""
+    out = []
+    for line, col, char in i18n_terms.invisible_characters(text):
+        label = _CHARACTER_NAMES.get(char) or unicodedata.name(char, "invisible character")
+        out.append(Finding("error", name, line, f"invisible character U+{ord(char):04X} "
+                           f"({label}); delete it (a reader does not see it, and it hides "
+                           "words from the glossary and register checks)", col))
+    return out
+
+
 def _from_first_difference(a: str, b: str) -> tuple[str, str]:
     """Two values from the first line where they differ (a long code block that differs late
     would show only its shared start)."""
@@ -641,7 +663,7 @@ def _from_first_difference(a: str, b: str) -> tuple[str, str]:
 
 
 def _show(value: str) -> str:
-    one = value.replace("\n", " ⏎ ")
+    one = i18n_terms.escaped(value.replace("\n", " ⏎ "))
     return f"'{one[:90]}…'" if len(one) > 90 else f"'{one}'"
 
 
@@ -692,6 +714,7 @@ def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> l
         uri = en_path.relative_to(en_root).as_posix()
         if uri not in linked:
             out.extend(page_findings(uri, docs, lang))
+    out += _invisible(docs, (en_root, other_root), linked)
     for other in sorted(other_root.rglob("*.md")):
         uri = other.relative_to(other_root).as_posix()
         if uri not in linked and not (en_root / uri).exists():
@@ -700,15 +723,37 @@ def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> l
     return out + style(docs, lang, recipes, linked)
 
 
+def _invisible(docs: Path, roots: tuple[Path, ...], linked: set[str]) -> list[Finding]:
+    """The invisible characters of every Markdown page under ``docs`` (both languages, and
+    the pages beside them such as the glossary)."""
+    paths = [p for p in sorted(docs.glob("*.md")) if p.is_file() and not p.is_symlink()]
+    for root in roots:
+        paths += [p for p in sorted(root.rglob("*.md"))
+                  if p.relative_to(root).as_posix() not in linked and p.is_file()]
+    out = []
+    for path in paths:
+        name = display(path, docs)
+        try:
+            out += invisible_problems(read_page(path, name), name)
+        except RecipeError:  # unreadable: the contract check says why
+            pass
+    return out
+
+
 def style(docs: Path, lang: str, recipes: Path | None, linked: set[str]) -> list[Finding]:
     """Glossary and register findings of every translated page (and catalog)."""
     glossary = docs / "glossary.md"
     name = display(glossary, docs)
+    problems = []
+    missing: list[Finding] = []
+    if not glossary.is_file():  # the register is still checked; the terms cannot be
+        missing.append(Finding("error", name, None, "the glossary is missing: the glossary "
+                               f"check needs this page, with a '{i18n_terms.SECTION}' table "
+                               f"{i18n_terms.HEADER}"))
     try:
-        terms = i18n_terms.read_glossary(glossary, name) if glossary.is_file() else []
+        terms = i18n_terms.read_glossary(glossary, name) if not missing else []
     except RecipeError as exc:
         return [Finding("error", p.file, p.line, p.message, p.col) for p in exc.problems]
-    problems = []
     for other in sorted((docs / lang).rglob("*.md")):
         uri = other.relative_to(docs / lang).as_posix()
         en = docs / "en" / uri
@@ -716,4 +761,4 @@ def style(docs: Path, lang: str, recipes: Path | None, linked: set[str]) -> list
             problems += i18n_terms.page_problems(en, other, docs, terms, name)
     if recipes is not None:
         problems += i18n_terms.catalog_problems(recipes, terms, name)
-    return [Finding("style", p.file, p.line, p.message) for p in problems]
+    return missing + [Finding("style", p.file, p.line, p.message) for p in problems]

@@ -39,6 +39,36 @@ _JONG_B = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 
 _FORMAL_WORD = re.compile(f"(?<![…가-힣])[가-힣]*(?:[{_JONG_B}]니(?:다|까)|십시오)(?![가-힣])")
 
 
+# Characters a reader does not see that change what a check reads: zero-width space, joiners,
+# word joiner, byte-order mark (kept only at a file's start, where read_page drops it), and
+# the bidirectional controls (they reorder what is shown).
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u200e\u200f" + \
+    "".join(map(chr, range(0x202A, 0x202F))) + "".join(map(chr, range(0x2066, 0x206A)))
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
+
+
+def visible(text: str) -> str:
+    """``text`` as a reader sees it: the invisible characters removed (line breaks kept)."""
+    return _INVISIBLE.sub("", text)
+
+
+def escaped(text: str) -> str:
+    """``text`` for a message: every invisible character written as its escape (``\\u200b``),
+    so a message never carries one."""
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def invisible_characters(text: str) -> list[tuple[int, int, str]]:
+    """(line, column, character) for every invisible character of ``text``."""
+    out, line, start = [], 1, 0
+    for m in _INVISIBLE.finditer(text):
+        line += text.count("\n", start, m.start())
+        start = m.start()
+        col = m.start() - text.rfind("\n", 0, m.start())
+        out.append((line, col, m.group(0)))
+    return out
+
+
 @dataclass(frozen=True)
 class Term:
     english: tuple[str, ...]
@@ -106,6 +136,14 @@ def read_glossary(path: Path, name: str) -> list[Term]:
                                         f"line {seen[key]}; one row per concept"))
             seen[key] = i + 1
         rejected = tuple(r.strip() for r in row[2].split(",") if r.strip())
+        kept = spellings[0] if keep else row[1]
+        if any(_INVISIBLE.search(c) for c in row):
+            problems.append(Problem(name, i + 1, 1, "an invisible character in the row "
+                                    f"({escaped(lines[i].strip())}); delete it"))
+        for spelling in rejected:
+            if spelling == kept:
+                problems.append(Problem(name, i + 1, 1, f"'{spelling}' is the term itself and "
+                                        "also in the Not column; take it out of the Not column"))
         terms.append(Term(spellings, None if keep else row[1], i + 1, _pattern(spellings, keep),
                           rejected))
     if problems:
@@ -149,7 +187,13 @@ def rejected(terms: list[Term], korean: str) -> list[tuple[str, Term]]:
 
 def _rejected_problem(name: str, line: int | None, spelling: str, term: Term,
                       glossary: str) -> Problem:
-    return Problem(name, line, None, f"glossary: '{spelling}' is not the term for "
+    right = term.english[0] if term.korean is None else term.korean
+    if right in spelling:  # the term is already there, inside the spelling found
+        return Problem(name, line, None, f"glossary: found '{escaped(spelling)}', which the "
+                       f"glossary rejects for '{term.english[0]}' although it contains the term "
+                       f"{term.expected}; reword it so that only {term.expected} is left "
+                       f"({glossary}:{term.line})")
+    return Problem(name, line, None, f"glossary: '{escaped(spelling)}' is not the term for "
                    f"'{term.english[0]}'; write {term.expected} ({glossary}:{term.line})")
 
 
@@ -183,7 +227,10 @@ def page_problems(en_path: Path, ko_path: Path, docs: Path, terms: list[Term],
     """Glossary misses and 합니다체 endings of one translated page."""
     en_name, ko_name = display(en_path, docs), display(ko_path, docs)
     try:
-        en, ko = blocks(read_page(en_path, en_name)), blocks(read_page(ko_path, ko_name))
+        # as a reader sees them: an invisible character (reported by i18n-check on its own)
+        # must not hide a term or an ending from these checks
+        en = blocks(visible(read_page(en_path, en_name)))
+        ko = blocks(visible(read_page(ko_path, ko_name)))
     except RecipeError:  # the contract check reports an unreadable page
         return []
     out = [Problem(ko_name, line, None, f"glossary: {en_name}:{en_line} says "
@@ -199,7 +246,7 @@ def page_problems(en_path: Path, ko_path: Path, docs: Path, terms: list[Term],
 
 
 def _register(name: str, line: int | None, word: str) -> Problem:
-    return Problem(name, line, None, f"register: '{word}' is 합니다체; write 해요체 "
+    return Problem(name, line, None, f"register: '{escaped(word)}' is 합니다체; write 해요체 "
                    "(…해요, …이에요, …하세요)")
 
 
@@ -230,9 +277,9 @@ def _catalog_problems(ko: yamlfile.Marked, en: yamlfile.Marked, terms: list[Term
         if not isinstance(korean, str):
             continue
         line = ko.where((key,))[0]
-        korean_words = _CODE_WORDS.sub(" ", korean)
+        korean_words = _CODE_WORDS.sub(" ", visible(korean))
         if isinstance(english, str):
-            for term in misses(terms, _CODE_WORDS.sub(" ", english), korean_words):
+            for term in misses(terms, _CODE_WORDS.sub(" ", visible(english)), korean_words):
                 out.append(Problem(ko.file, line, None, f"glossary: {en.file}:"
                                    f"{en.where((key,))[0]} ({key}) says '{term.english[0]}'; "
                                    f"write {term.expected} here ({glossary}:{term.line})"))

@@ -116,3 +116,102 @@ def test_the_stage_judges_the_rendered_page_even_when_the_source_check_passes(tm
         build_site(out=root / "site", root=root, quiet=True)
     assert "(the rendered page has it;" in str(exc.value)
     assert not (root / "site").exists()
+
+
+# --- B. translators' checks never off in silence ---------------------------------------------
+
+def findings(docs: Path) -> list[str]:
+    from macros.i18n_check import check
+
+    return [str(f) for f in check(docs)]
+
+
+def small_glossary(docs: Path, rows: str) -> None:
+    (docs / "glossary.md").write_text("# Glossary\n\n## Terms\n\n| English | Korean | Not |\n"
+                                      f"|---|---|---|\n{rows}", encoding="utf-8")
+
+
+def test_a_missing_glossary_is_an_error_naming_the_file(tmp_path):
+    docs = docs_with(tmp_path, CURRENT, glossary=False)
+    assert errors(docs) == [
+        "docs/glossary.md: error: the glossary is missing: the glossary check needs this page, "
+        "with a '## Terms' table | English | Korean | Not |"]
+
+
+def test_a_zero_width_space_does_not_hide_a_formal_ending(tmp_path):
+    korean = CURRENT + "\n설정을 확인합\u200b니다.\n"
+    docs = docs_with(tmp_path, korean)
+    line = korean.count("\n", 0, korean.index("\u200b")) + 1
+    found = findings(docs)
+    assert f"docs/ko/page.md:{place(korean, chr(0x200b))}: error: invisible character U+200B (ZERO WIDTH " \
+           "SPACE); delete it (a reader does not see it, and it hides words from the glossary " \
+           "and register checks)" in found
+    assert f"docs/ko/page.md:{line}: style: register: '확인합니다' is 합니다체; write 해요체 " \
+           "(…해요, …이에요, …하세요)" in found
+
+
+@pytest.mark.parametrize("char", ["\u200c", "\u200d", "\u2060", "\ufeff", "\u202a", "\u202e",
+                                  "\u2066", "\u2069", "\u200e", "\u200f"])
+def test_every_invisible_character_is_an_error_in_either_language(tmp_path, char):
+    english = (CORPUS / "en" / "page.md").read_text("utf-8").replace("# Corpus", f"# Cor{char}pus")
+    korean = CURRENT.replace("명령을", f"명{char}령을")
+    docs = docs_with(tmp_path, korean, english)
+    code = f"U+{ord(char):04X}"
+    found = [f for f in errors(docs) if "invisible character" in f]
+    assert [f.split(": error:")[0] for f in found] == [
+        f"docs/en/page.md:{place(english, char)}", f"docs/ko/page.md:{place(korean, char)}"]
+    assert all(code in f and char not in f for f in found)
+
+
+def place(text: str, char: str) -> str:
+    at = text.index(char)
+    return f"{text.count(chr(10), 0, at) + 1}:{at - text.rfind(chr(10), 0, at)}"
+
+
+def test_a_byte_order_mark_at_the_start_of_a_page_is_no_error(tmp_path):
+    korean = CURRENT.replace("명령을", "명\ufeff령을")
+    docs = docs_with(tmp_path, "\ufeff" + korean)
+    assert [f for f in errors(docs) if "invisible" in f] == [
+        f"docs/ko/page.md:{place(korean, chr(0xfeff))}: error: invisible character U+FEFF (ZERO WIDTH NO-BREAK SPACE); "
+        "delete it (a reader does not see it, and it hides words from the glossary and register "
+        "checks)"]
+
+
+def test_the_build_refuses_an_invisible_character_in_a_page():
+    from macros.i18n_check import page_problems
+
+    found = page_problems("# Title { #t }\n\nSome\u202e text.\n", "docs/en/page.md")
+    assert [str(f) for f in found] == [
+        "docs/en/page.md:3:5: error: invisible character U+202E (RIGHT-TO-LEFT OVERRIDE); "
+        "delete it (a reader does not see it, and it hides words from the glossary and register "
+        "checks)"]
+
+
+def test_messages_that_quote_text_show_invisible_characters_escaped(tmp_path):
+    korean = CURRENT.replace("{ #run }", "{ #ru\u200bn }").replace(
+        "명령을", "<b\u200b>명령을")
+    docs = docs_with(tmp_path, korean)
+    found = findings(docs)
+    assert any("'#ru\\u200bn'" in f for f in found), found
+    assert any("'<b\\u200b>'" in f for f in found), found
+    assert not [f for f in found if "\u200b" in f]
+
+
+def test_a_rejected_spelling_that_contains_the_term_names_both_and_asks_for_nothing_there(
+        tmp_path):
+    docs = docs_with(tmp_path, CURRENT + "\n셀 단위로 봐요.\n")
+    small_glossary(docs, "| cell | 셀 | 셀 단위 |\n")
+    line = (CURRENT + "\n셀 단위로 봐요.\n").split("\n").index("셀 단위로 봐요.") + 1
+    assert [f for f in findings(docs) if "glossary" in f] == [
+        f"docs/ko/page.md:{line}: style: glossary: found '셀 단위', which the glossary rejects "
+        "for 'cell' although it contains the term '셀'; reword it so that only '셀' is left "
+        "(docs/glossary.md:7)"]
+
+
+def test_a_term_whose_rejected_spelling_is_the_term_itself_is_a_glossary_error(tmp_path):
+    docs = docs_with(tmp_path, CURRENT + "\n셀을 봐요.\n")
+    small_glossary(docs, "| cell | 셀 | 칸, 셀 |\n")
+    assert errors(docs) == [
+        "docs/glossary.md:7:1: error: '셀' is the term itself and also in the Not column; take "
+        "it out of the Not column"]
+    assert not [f for f in findings(docs) if "write '셀'" in f]
