@@ -185,6 +185,13 @@ def rejected(terms: list[Term], korean: str) -> list[tuple[str, Term]]:
             if spelling in korean]
 
 
+def _any_rejected(terms: list[Term]) -> re.Pattern | None:
+    """One pattern for every rejected spelling: most lines have none, and a page may have
+    hundreds of thousands of lines."""
+    spellings = sorted({s for term in terms for s in term.rejected}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, spellings))) if spellings else None
+
+
 def _rejected_problem(name: str, line: int | None, spelling: str, term: Term,
                       glossary: str) -> Problem:
     right = term.english[0] if term.korean is None else term.korean
@@ -236,10 +243,12 @@ def page_problems(en_path: Path, ko_path: Path, docs: Path, terms: list[Term],
     out = [Problem(ko_name, line, None, f"glossary: {en_name}:{en_line} says "
                    f"'{term.english[0]}'; write {term.expected} here ({glossary}:{term.line})")
            for line, term, en_line in _page_misses(terms, en, ko)]
+    any_rejected = _any_rejected(terms)
     for block in ko:
         for line, text, title in prose_lines(block):
-            out += [_rejected_problem(ko_name, line, spelling, term, glossary)
-                    for spelling, term in rejected(terms, text)]
+            if any_rejected is not None and any_rejected.search(text):
+                out += [_rejected_problem(ko_name, line, spelling, term, glossary)
+                        for spelling, term in rejected(terms, text)]
             if not title:
                 out += [_register(ko_name, line, word) for word in formal_endings(text)]
     return sorted(out, key=lambda p: p.line or 0)

@@ -215,3 +215,67 @@ def test_a_term_whose_rejected_spelling_is_the_term_itself_is_a_glossary_error(t
         "docs/glossary.md:7:1: error: '셀' is the term itself and also in the Not column; take "
         "it out of the Not column"]
     assert not [f for f in findings(docs) if "write '셀'" in f]
+
+
+# --- C. bounded output -----------------------------------------------------------------------
+
+def test_a_finding_repeated_more_than_twenty_times_is_shown_twenty_times_and_counted():
+    from macros.errors import Problem
+    from macros.report import bounded
+
+    items = [Problem("a.md", n, None, f"glossary: en.md:{n} says 'cell'; write '셀'")
+             for n in range(1, 26)] + [Problem("b.md", 1, 2, "other")] * 3
+    lines = list(bounded(items))
+    assert lines[:20] == [str(p) for p in items[:20]]
+    assert lines[20:] == ["b.md:1:2: other"] * 3 + [
+        "… and 5 more like this in a.md: glossary: en.md:1 says 'cell'; write '셀'"]
+    # message lines work the same; other files and other messages are their own shapes
+    text = [f"c.md:{n}: error: x" for n in range(30)] + ["d.md:1: error: x"]
+    assert list(bounded(text))[-2:] == ["d.md:1: error: x",
+                                        "… and 10 more like this in c.md: error: x"]
+
+
+def test_i18n_check_of_a_page_that_repeats_a_rejected_word_200000_times_is_bounded(tmp_path,
+                                                                                    cli):
+    korean = CURRENT + "\n" + "미리보기를 봐요.\n" * 200_000
+    docs = docs_with(tmp_path, korean)
+    started = time.process_time()  # the machine's other work aside
+    r = cli("i18n-check", "--docs", str(docs))
+    assert time.process_time() - started < 20
+    lines = r.out.splitlines()
+    first = CURRENT.count("\n") + 2
+    message = "glossary: '미리보기' is not the term for 'preview'; write '프리뷰' (docs/glossary.md:"
+    assert len(lines) == 22  # the to-do, 20 findings, one summary
+    shown = [ln for ln in lines if "미리보기" in ln]
+    assert [ln.partition(" style: ")[0] for ln in shown[:20]] == [
+        f"docs/ko/page.md:{first + n}:" for n in range(20)]
+    assert all(ln.partition(" style: ")[2].startswith(message) for ln in shown[:20])
+    assert lines[-1].startswith(f"… and 199,980 more like this in docs/ko/page.md: {message}")
+    assert r.err.endswith("200000 glossary or register problem(s)\n")
+    assert r.code == 1
+
+
+def test_check_of_a_file_repeating_a_bad_command_is_bounded(tmp_path, cli):
+    commands = tmp_path / "commands.txt"
+    commands.write_text("python -m sglang.launch_server --bogus-flag-zz 1\n" * 500,
+                        encoding="utf-8")
+    r = cli("check", "--file", str(commands), "--model", "kimi-k3")
+    lines = r.out.splitlines()
+    unknown = [ln for ln in lines if "unknown flag --bogus-flag-zz" in ln]
+    assert len(unknown) == 21 and len(lines) < 70
+    assert unknown[-1].startswith(f"… and 480 more like this in {commands}: error: unknown flag "
+                                  "--bogus-flag-zz")
+    assert r.code == 1
+
+
+def test_validate_of_a_catalog_repeating_a_mistake_is_bounded(recipes_copy, cli):
+    path = recipes_copy / "kimi-k3" / "cells.yaml"
+    wrong = "  - {match: {hw: b300, role: unified, strategy: balanced}, nodes: 1, bogus: 1}\n"
+    path.write_text(path.read_text().replace("cells:\n", "cells:\n" + wrong * 300, 1))
+    r = cli("--root", str(recipes_copy), "validate")
+    bogus = [ln for ln in r.err.splitlines() if "unknown field 'bogus'" in ln]
+    assert len(bogus) == 21
+    assert bogus[-1] == ("error: … and 280 more like this in recipes/kimi-k3/cells.yaml: unknown "
+                         "field 'bogus' (valid fields: match, nodes, status, verified_in, "
+                         "collapse_pp, redirect, warn, env, flags, pins, verified_with)")
+    assert r.code == 1
