@@ -4,8 +4,12 @@ translation, what no page may contain, and the report that tells a translator wh
 Same macro calls and template statements (with the same arguments, wherever they are: prose,
 code blocks, comments), same code blocks (comments aside, fence header included), same check
 directives, same explicit heading anchors, same attribute lists, same link targets and images,
-same front matter except title, description and source_hash, and no raw HTML the English page
-does not have; only prose and code comments differ. In every page: front matter only with the
+same front matter except title, description and source_hash, same ``{% raw %}`` blocks, and no
+raw HTML the English page does not have (``{% raw %}`` content included: it is published as it
+is, so the build also judges the rendered translation's raw HTML against the English page
+rendered by the same site); only prose and code comments differ. No Markdown page under docs/
+may hold an invisible character (zero-width, joiners, a BOM past the start, bidi controls):
+each is an error at its line and column, and messages show them escaped. In every page: front matter only with the
 keys the site uses and values of their type (YAML between '---' lines, never MkDocs's
 'key: value' metadata lines), attribute lists and fence headers only with the attributes the
 site uses, and links and images only to http:, https:, mailto: or relative targets. Links,
@@ -697,7 +701,8 @@ def page_findings(uri: str, docs: Path = DOCS, lang: str = "ko") -> list[Finding
 def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> list[Finding]:
     """Every contract error and every translation to-do under ``docs``, and every style
     problem of its Korean pages and, with ``recipes``, of its text catalogs: a glossary term
-    (``docs/glossary.md``, when the folder has one) the translation lacks, a 합니다체 ending."""
+    (``docs/glossary.md``; a folder without one is an error) the translation lacks, a 합니다체
+    ending; and every invisible character of its Markdown pages."""
     en_root, other_root = docs / "en", docs / lang
     if not (en_root.is_dir() and other_root.is_dir()):
         raise RecipeError([Problem(str(docs), None, None,

@@ -7,7 +7,10 @@ names), which no Korean line or string may contain. Every English paragraph (``m
 pairs it with its translation) and every English string of a ``text.en.yaml`` that uses a
 term must have that term's Korean form in its translation, or the English spelling itself when
 the glossary keeps it. The register: Korean prose is 해요체; a 합니다체 ending (a syllable
-closed by ㅂ before 니다 or 니까, or 십시오) outside a heading or a title is a finding.
+closed by ㅂ before 니다 or 니까, or 십시오) outside a heading or a title is a finding. Both checks read the
+text as a reader sees it, invisible characters removed (``visible``), so a zero-width space
+cannot hide a term or an ending; messages show such characters escaped (``escaped``). A glossary
+row may not reject its own term.
 
 Owns reading the glossary (strictly: a broken table is an error at its line), matching terms
 (English as whole words, any case, plural and verb endings allowed; a kept term with its
