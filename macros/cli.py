@@ -245,9 +245,15 @@ def cmd_check(args) -> int:
              "flags": f.flags, "source": name, "line": f.line} for name, f in out]},
             ensure_ascii=False, indent=2))
     else:
-        for name, f in out:
-            flags = f" [{', '.join(f.flags)}]" if f.flags else ""
-            print(f"{name}:{f.line}: {f.severity.value}: {f.message} ({f.rule}){flags}")
+        from .report import bounded
+
+        def lines():
+            for name, f in out:
+                flags = f" [{', '.join(f.flags)}]" if f.flags else ""
+                yield f"{name}:{f.line}: {f.severity.value}: {f.message} ({f.rule}){flags}"
+
+        for line in bounded(lines()):
+            print(line)
         warnings = sum(1 for _, f in out if f.severity.value == "warning")
         print(f"{errors} error(s), {warnings} warning(s)", file=sys.stderr)
     return EXIT_FINDINGS if errors else EXIT_OK
@@ -392,8 +398,10 @@ def cmd_i18n_check(args) -> int:
     if args.format == "json":
         print(json.dumps({"findings": [f.__dict__ for f in findings]}, ensure_ascii=False, indent=2))
     else:
-        for f in findings:
-            print(f)
+        from .report import bounded
+
+        for line in bounded(findings):  # a mistake repeated a million times: 20 and a count
+            print(line)
         count = {kind: sum(1 for f in findings if f.severity == kind)
                  for kind in ("error", "todo", "style")}
         print(f"{count['error']} contract error(s), {count['todo']} translation to-do(s), "
@@ -559,9 +567,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, what a shell reports for Ctrl-C
-    except RecipeError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+    except RecipeError as exc:  # validate's findings, and every command's bad input
+        from .report import bounded
+
+        for line in bounded(exc.problems):
+            print(f"error: {line}", file=sys.stderr)
         return EXIT_FINDINGS
     except BrokenPipeError:
         # The reader stopped reading (`| head`): what was found is unknown to it, so the exit

@@ -4,8 +4,12 @@ translation, what no page may contain, and the report that tells a translator wh
 Same macro calls and template statements (with the same arguments, wherever they are: prose,
 code blocks, comments), same code blocks (comments aside, fence header included), same check
 directives, same explicit heading anchors, same attribute lists, same link targets and images,
-same front matter except title, description and source_hash, and no raw HTML the English page
-does not have; only prose and code comments differ. In every page: front matter only with the
+same front matter except title, description and source_hash, same ``{% raw %}`` blocks, and no
+raw HTML the English page does not have (``{% raw %}`` content included: it is published as it
+is, so the build also judges the rendered translation's raw HTML against the English page
+rendered by the same site); only prose and code comments differ. No Markdown page under docs/
+may hold an invisible character (zero-width, joiners, a BOM past the start, bidi controls):
+each is an error at its line and column, and messages show them escaped. In every page: front matter only with the
 keys the site uses and values of their type (YAML between '---' lines, never MkDocs's
 'key: value' metadata lines), attribute lists and fence headers only with the attributes the
 site uses, and links and images only to http:, https:, mailto: or relative targets. Links,
@@ -53,7 +57,6 @@ from macros.i18n.paragraphs import fences
 _DIRECTIVE = re.compile(r"<!--\s*check:(.*?)-->", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
 _ANCHOR = re.compile(r"\{\s*#([\w-]+)[^}]*\}\s*$")
-_RAW = re.compile(r"\{%-?\s*raw\s*-?%\}.*?\{%-?\s*endraw\s*-?%\}", re.S)
 # An inline code span, as Python-Markdown reads one: never across a blank line.
 _CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.S)
 # Anything Python-Markdown may pass through as a tag: '<' and a letter, up to '>' (a tag may
@@ -97,6 +100,9 @@ class Finding:
     line: int | None
     message: str
     col: int | None = None
+
+    def __post_init__(self):  # a message quotes page text: never an invisible character raw
+        object.__setattr__(self, "message", i18n_terms.escaped(self.message))
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
@@ -146,12 +152,15 @@ def _strip_comments(lang: str, body: str) -> str:
 
 def template_tags(text: str) -> list[Item]:
     """Every ``{{ … }}`` (a macro call) and ``{% … %}`` (a template statement) the page's
-    template runs, wherever it stands; ``{% raw %}`` content is data. Raises
+    template runs, wherever it stands, and every ``{% raw %}`` block (its content is data,
+    published as it is: the raw HTML in it is judged as the page's own). Raises
     TemplateSyntaxError for a template that does not lex."""
     items: list[Item] = []
     current: tuple[str, int, list[str]] | None = None
     for lineno, token, value in _JINJA.lexer.tokeniter(text, None):
-        if token in ("variable_begin", "block_begin"):
+        if token == "raw_begin":
+            items.append(Item("raw block", "{% raw %}…{% endraw %}", lineno))
+        elif token in ("variable_begin", "block_begin"):
             current = ("macro call" if token == "variable_begin" else "template statement",
                        lineno, [])
         elif token in ("variable_end", "block_end") and current is not None:
@@ -479,16 +488,53 @@ def extract(text: str, name: str, translation: bool = False) -> Page:
     view, broken = _markdown_view(_as_rendered(body), body)
     items += view
     problems += [Finding("error", name, at, what) for at, what in broken]
-    prose = _CODE_SPAN.sub(_blank, _DIRECTIVE.sub(_blank, _RAW.sub(_blank, outside)))
-    line = _lines_of(prose)
-    for m in _TAG.finditer(prose):
-        items.append(Item("raw HTML", " ".join(m.group(0).split()), line(m.start())))
-        for url in _TAG_URL.finditer(m.group(0)):
+    # raw HTML anywhere outside code, {% raw %} content included: the build publishes it
+    for at, tag in raw_html(outside):
+        items.append(Item("raw HTML", tag, at))
+        for url in _TAG_URL.finditer(tag):
             problem = _scheme_problem("link target", _url_text(next(g for g in url.groups()
                                                                      if g is not None)))
             if problem:
-                problems.append(Finding("error", name, line(m.start()), problem))
+                problems.append(Finding("error", name, at, problem))
     return Page(sorted(items, key=lambda i: (i.line or 0, i.kind)), problems, front)
+
+
+def raw_html(markdown: str) -> list[tuple[int, str]]:
+    """(line, tag) for every piece of raw HTML in ``markdown`` outside code blocks, code
+    spans and check directives (code blocks already blanked by the caller, or none there),
+    whitespace folded."""
+    prose = _CODE_SPAN.sub(_blank, _DIRECTIVE.sub(_blank, markdown))
+    line = _lines_of(prose)
+    return [(line(m.start()), " ".join(m.group(0).split())) for m in _TAG.finditer(prose)]
+
+
+def rendered_html_problems(rendered: str, en_rendered: str, source: str, name: str,
+                           en_name: str) -> list[Finding]:
+    """Raw HTML the rendered translation ``rendered`` carries more often than the English
+    page ``en_rendered`` rendered by the same site (same macros, same language, so the
+    macros' own output is the same in both): what only the page's text can have added,
+    however it was written ({% raw %} blocks included). Lines are ``source``'s where the tag is
+    written there."""
+    def tags(markdown: str) -> list[tuple[int, str]]:
+        blocks, _ = fences(markdown)
+        lines = markdown.split("\n")
+        for first, last, _, _ in blocks:
+            lines[first:last + 1] = [""] * (last + 1 - first)
+        return raw_html("\n".join(lines))
+
+    budget: dict[str, int] = {}
+    for _, tag in tags(en_rendered):
+        budget[tag] = budget.get(tag, 0) + 1
+    where = _Locator(source)
+    out = []
+    for _, tag in tags(rendered):
+        if budget.get(tag, 0) > 0:
+            budget[tag] -= 1
+            continue
+        out.append(Finding("error", name, where.find([tag]), f"raw HTML not in {en_name}: "
+                           f"{_show(tag)} (the rendered page has it; write the prose in "
+                           "Markdown, or keep the English page's HTML as it is)"))
+    return out
 
 
 def _foreign_html(en: Page, ko: Page, ko_name: str, en_name: str) -> list[Finding]:
@@ -514,7 +560,7 @@ def contract(en_text: str, ko_text: str, en_name: str, ko_name: str) -> list[Fin
     out += _anchorless(en, en_name) + _anchorless(ko, ko_name)
     if en.front is not None and ko.front is not None:
         out += _front_matter_differences(en.front, ko.front, en_name, ko_name)
-    kinds = ("macro call", "template statement", "code block", "check directive",
+    kinds = ("macro call", "template statement", "raw block", "code block", "check directive",
              "heading anchor", "attribute list", "link target", "image")
     for kind in kinds:
         a = [i for i in en.items if i.kind == kind]
@@ -571,10 +617,12 @@ def page_problems(text: str, name: str, en_text: str | None = None,
     """What the build refuses in one page: for a translation (``en_text`` given) every
     contract error in it, for any other page what breaks the rules every page keeps."""
     if en_text is not None:
-        return [f for f in contract(en_text, text, en_name or "the English page", name)
-                if f.file == name]
-    page = extract(text, name)
-    return sorted(page.problems + _anchorless(page, name), key=lambda f: f.line or 0)
+        found = [f for f in contract(en_text, text, en_name or "the English page", name)
+                 if f.file == name]
+    else:
+        page = extract(text, name)
+        found = page.problems + _anchorless(page, name)
+    return sorted(found + invisible_problems(text, name), key=lambda f: f.line or 0)
 
 
 def published_problems(markdown: str, source: str, name: str,
@@ -593,6 +641,23 @@ def published_problems(markdown: str, source: str, name: str,
     return [Finding("error", name, line, what) for line, what in dict.fromkeys(problems)]
 
 
+_CHARACTER_NAMES = {"\u200e": "LEFT-TO-RIGHT MARK", "\u200f": "RIGHT-TO-LEFT MARK",
+                    "\u2066": "LEFT-TO-RIGHT ISOLATE", "\u2067": "RIGHT-TO-LEFT ISOLATE",
+                    "\u2068": "FIRST STRONG ISOLATE", "\u2069": "POP DIRECTIONAL ISOLATE"}
+
+
+def invisible_problems(text: str, name: str) -> list[Finding]:
+    """Every invisible character of a page (as read: a BOM at its start is already gone), at
+    its line and column: it hides words from the checks and is not what a reader sees."""
+    out = []
+    for line, col, char in i18n_terms.invisible_characters(text):
+        label = _CHARACTER_NAMES.get(char) or unicodedata.name(char, "invisible character")
+        out.append(Finding("error", name, line, f"invisible character U+{ord(char):04X} "
+                           f"({label}); delete it (a reader does not see it, and it hides "
+                           "words from the glossary and register checks)", col))
+    return out
+
+
 def _from_first_difference(a: str, b: str) -> tuple[str, str]:
     """Two values from the first line where they differ (a long code block that differs late
     would show only its shared start)."""
@@ -604,7 +669,7 @@ def _from_first_difference(a: str, b: str) -> tuple[str, str]:
 
 
 def _show(value: str) -> str:
-    one = value.replace("\n", " ⏎ ")
+    one = i18n_terms.escaped(value.replace("\n", " ⏎ "))
     return f"'{one[:90]}…'" if len(one) > 90 else f"'{one}'"
 
 
@@ -638,7 +703,8 @@ def page_findings(uri: str, docs: Path = DOCS, lang: str = "ko") -> list[Finding
 def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> list[Finding]:
     """Every contract error and every translation to-do under ``docs``, and every style
     problem of its Korean pages and, with ``recipes``, of its text catalogs: a glossary term
-    (``docs/glossary.md``, when the folder has one) the translation lacks, a 합니다체 ending."""
+    (``docs/glossary.md``; a folder without one is an error) the translation lacks, a 합니다체
+    ending; and every invisible character of its Markdown pages."""
     en_root, other_root = docs / "en", docs / lang
     if not (en_root.is_dir() and other_root.is_dir()):
         raise RecipeError([Problem(str(docs), None, None,
@@ -655,6 +721,7 @@ def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> l
         uri = en_path.relative_to(en_root).as_posix()
         if uri not in linked:
             out.extend(page_findings(uri, docs, lang))
+    out += _invisible(docs, (en_root, other_root), linked)
     for other in sorted(other_root.rglob("*.md")):
         uri = other.relative_to(other_root).as_posix()
         if uri not in linked and not (en_root / uri).exists():
@@ -663,15 +730,37 @@ def check(docs: Path = DOCS, lang: str = "ko", recipes: Path | None = None) -> l
     return out + style(docs, lang, recipes, linked)
 
 
+def _invisible(docs: Path, roots: tuple[Path, ...], linked: set[str]) -> list[Finding]:
+    """The invisible characters of every Markdown page under ``docs`` (both languages, and
+    the pages beside them such as the glossary)."""
+    paths = [p for p in sorted(docs.glob("*.md")) if p.is_file() and not p.is_symlink()]
+    for root in roots:
+        paths += [p for p in sorted(root.rglob("*.md"))
+                  if p.relative_to(root).as_posix() not in linked and p.is_file()]
+    out = []
+    for path in paths:
+        name = display(path, docs)
+        try:
+            out += invisible_problems(read_page(path, name), name)
+        except RecipeError:  # unreadable: the contract check says why
+            pass
+    return out
+
+
 def style(docs: Path, lang: str, recipes: Path | None, linked: set[str]) -> list[Finding]:
     """Glossary and register findings of every translated page (and catalog)."""
     glossary = docs / "glossary.md"
     name = display(glossary, docs)
+    problems = []
+    missing: list[Finding] = []
+    if not glossary.is_file():  # the register is still checked; the terms cannot be
+        missing.append(Finding("error", name, None, "the glossary is missing: the glossary "
+                               f"check needs this page, with a '{i18n_terms.SECTION}' table "
+                               f"{i18n_terms.HEADER}"))
     try:
-        terms = i18n_terms.read_glossary(glossary, name) if glossary.is_file() else []
+        terms = i18n_terms.read_glossary(glossary, name) if not missing else []
     except RecipeError as exc:
         return [Finding("error", p.file, p.line, p.message, p.col) for p in exc.problems]
-    problems = []
     for other in sorted((docs / lang).rglob("*.md")):
         uri = other.relative_to(docs / lang).as_posix()
         en = docs / "en" / uri
@@ -679,4 +768,4 @@ def style(docs: Path, lang: str, recipes: Path | None, linked: set[str]) -> list
             problems += i18n_terms.page_problems(en, other, docs, terms, name)
     if recipes is not None:
         problems += i18n_terms.catalog_problems(recipes, terms, name)
-    return [Finding("style", p.file, p.line, p.message) for p in problems]
+    return missing + [Finding("style", p.file, p.line, p.message) for p in problems]

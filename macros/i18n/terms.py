@@ -7,7 +7,10 @@ names), which no Korean line or string may contain. Every English paragraph (``m
 pairs it with its translation) and every English string of a ``text.en.yaml`` that uses a
 term must have that term's Korean form in its translation, or the English spelling itself when
 the glossary keeps it. The register: Korean prose is 해요체; a 합니다체 ending (a syllable
-closed by ㅂ before 니다 or 니까, or 십시오) outside a heading or a title is a finding.
+closed by ㅂ before 니다 or 니까, or 십시오) outside a heading or a title is a finding. Both checks read the
+text as a reader sees it, invisible characters removed (``visible``), so a zero-width space
+cannot hide a term or an ending; messages show such characters escaped (``escaped``). A glossary
+row may not reject its own term.
 
 Owns reading the glossary (strictly: a broken table is an error at its line), matching terms
 (English as whole words, any case, plural and verb endings allowed; a kept term with its
@@ -37,6 +40,36 @@ _CODE_WORDS = re.compile(r"(?<![\w-])--[\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
 # or 니까 — and the imperative …십시오.
 _JONG_B = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 17)
 _FORMAL_WORD = re.compile(f"(?<![…가-힣])[가-힣]*(?:[{_JONG_B}]니(?:다|까)|십시오)(?![가-힣])")
+
+
+# Characters a reader does not see that change what a check reads: zero-width space, joiners,
+# word joiner, byte-order mark (kept only at a file's start, where read_page drops it), and
+# the bidirectional controls (they reorder what is shown).
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u200e\u200f" + \
+    "".join(map(chr, range(0x202A, 0x202F))) + "".join(map(chr, range(0x2066, 0x206A)))
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
+
+
+def visible(text: str) -> str:
+    """``text`` as a reader sees it: the invisible characters removed (line breaks kept)."""
+    return _INVISIBLE.sub("", text)
+
+
+def escaped(text: str) -> str:
+    """``text`` for a message: every invisible character written as its escape (``\\u200b``),
+    so a message never carries one."""
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def invisible_characters(text: str) -> list[tuple[int, int, str]]:
+    """(line, column, character) for every invisible character of ``text``."""
+    out, line, start = [], 1, 0
+    for m in _INVISIBLE.finditer(text):
+        line += text.count("\n", start, m.start())
+        start = m.start()
+        col = m.start() - text.rfind("\n", 0, m.start())
+        out.append((line, col, m.group(0)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -106,6 +139,14 @@ def read_glossary(path: Path, name: str) -> list[Term]:
                                         f"line {seen[key]}; one row per concept"))
             seen[key] = i + 1
         rejected = tuple(r.strip() for r in row[2].split(",") if r.strip())
+        kept = spellings[0] if keep else row[1]
+        if any(_INVISIBLE.search(c) for c in row):
+            problems.append(Problem(name, i + 1, 1, "an invisible character in the row "
+                                    f"({escaped(lines[i].strip())}); delete it"))
+        for spelling in rejected:
+            if spelling == kept:
+                problems.append(Problem(name, i + 1, 1, f"'{spelling}' is the term itself and "
+                                        "also in the Not column; take it out of the Not column"))
         terms.append(Term(spellings, None if keep else row[1], i + 1, _pattern(spellings, keep),
                           rejected))
     if problems:
@@ -147,9 +188,22 @@ def rejected(terms: list[Term], korean: str) -> list[tuple[str, Term]]:
             if spelling in korean]
 
 
+def _any_rejected(terms: list[Term]) -> re.Pattern | None:
+    """One pattern for every rejected spelling: most lines have none, and a page may have
+    hundreds of thousands of lines."""
+    spellings = sorted({s for term in terms for s in term.rejected}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, spellings))) if spellings else None
+
+
 def _rejected_problem(name: str, line: int | None, spelling: str, term: Term,
                       glossary: str) -> Problem:
-    return Problem(name, line, None, f"glossary: '{spelling}' is not the term for "
+    right = term.english[0] if term.korean is None else term.korean
+    if right in spelling:  # the term is already there, inside the spelling found
+        return Problem(name, line, None, f"glossary: found '{escaped(spelling)}', which the "
+                       f"glossary rejects for '{term.english[0]}' although it contains the term "
+                       f"{term.expected}; reword it so that only {term.expected} is left "
+                       f"({glossary}:{term.line})")
+    return Problem(name, line, None, f"glossary: '{escaped(spelling)}' is not the term for "
                    f"'{term.english[0]}'; write {term.expected} ({glossary}:{term.line})")
 
 
@@ -183,23 +237,28 @@ def page_problems(en_path: Path, ko_path: Path, docs: Path, terms: list[Term],
     """Glossary misses and 합니다체 endings of one translated page."""
     en_name, ko_name = display(en_path, docs), display(ko_path, docs)
     try:
-        en, ko = blocks(read_page(en_path, en_name)), blocks(read_page(ko_path, ko_name))
+        # as a reader sees them: an invisible character (reported by i18n-check on its own)
+        # must not hide a term or an ending from these checks
+        en = blocks(visible(read_page(en_path, en_name)))
+        ko = blocks(visible(read_page(ko_path, ko_name)))
     except RecipeError:  # the contract check reports an unreadable page
         return []
     out = [Problem(ko_name, line, None, f"glossary: {en_name}:{en_line} says "
                    f"'{term.english[0]}'; write {term.expected} here ({glossary}:{term.line})")
            for line, term, en_line in _page_misses(terms, en, ko)]
+    any_rejected = _any_rejected(terms)
     for block in ko:
         for line, text, title in prose_lines(block):
-            out += [_rejected_problem(ko_name, line, spelling, term, glossary)
-                    for spelling, term in rejected(terms, text)]
+            if any_rejected is not None and any_rejected.search(text):
+                out += [_rejected_problem(ko_name, line, spelling, term, glossary)
+                        for spelling, term in rejected(terms, text)]
             if not title:
                 out += [_register(ko_name, line, word) for word in formal_endings(text)]
     return sorted(out, key=lambda p: p.line or 0)
 
 
 def _register(name: str, line: int | None, word: str) -> Problem:
-    return Problem(name, line, None, f"register: '{word}' is 합니다체; write 해요체 "
+    return Problem(name, line, None, f"register: '{escaped(word)}' is 합니다체; write 해요체 "
                    "(…해요, …이에요, …하세요)")
 
 
@@ -230,9 +289,9 @@ def _catalog_problems(ko: yamlfile.Marked, en: yamlfile.Marked, terms: list[Term
         if not isinstance(korean, str):
             continue
         line = ko.where((key,))[0]
-        korean_words = _CODE_WORDS.sub(" ", korean)
+        korean_words = _CODE_WORDS.sub(" ", visible(korean))
         if isinstance(english, str):
-            for term in misses(terms, _CODE_WORDS.sub(" ", english), korean_words):
+            for term in misses(terms, _CODE_WORDS.sub(" ", visible(english)), korean_words):
                 out.append(Problem(ko.file, line, None, f"glossary: {en.file}:"
                                    f"{en.where((key,))[0]} ({key}) says '{term.english[0]}'; "
                                    f"write {term.expected} here ({glossary}:{term.line})"))

@@ -781,6 +781,7 @@ class PageTemplates:
         self.sandbox.globals.update(self.macros, **self.variables)
         self.pending: list[str] = []  # what the page's source breaks, found before it ran
         self.source: str | None = None  # that page's source file, as read
+        self.english: tuple[str, str] | None = None  # a translation's English page: text, name
 
     def page_name(self, page) -> str:
         path = page.file.abs_src_path or os.path.join(self.docs, page.file.src_uri)
@@ -801,7 +802,7 @@ class PageTemplates:
         from macros.i18n.contract import page_problems
 
         name = self.page_name(page)
-        self.pending, self.source = [], None
+        self.pending, self.source, self.english = [], None, None
         try:
             text = self.source = read_page(Path(page.file.abs_src_path), name)
             en_text = en_name = None
@@ -810,6 +811,7 @@ class PageTemplates:
                     and en.is_file():
                 en_name = display(en, self.docs.parent)
                 en_text = read_page(en, en_name)
+                self.english = (en_text, en_name)
             found = page_problems(text, name, en_text, en_name)
             self.pending = [str(Problem(f.file, f.line, f.col, f.message)) for f in found]
         except RecipeError as exc:
@@ -834,6 +836,28 @@ class PageTemplates:
         if self.source is None:
             return
         found = published_problems(markdown, self.source, self.page_name(page))
+        if found:
+            raise PluginError("\n".join(str(Problem(f.file, f.line, f.col, f.message))
+                                        for f in found))
+
+    def check_rendered_html(self, page, markdown: str) -> None:
+        """Refuse raw HTML the rendered translation has that its English page, rendered by
+        the same site, has not (``{% raw %}`` content included: the rendered page is what is
+        published)."""
+        from .i18n_check import rendered_html_problems
+        from .stage import split_front_matter
+
+        if self.source is None or self.english is None:
+            return
+        en_text, en_name = self.english
+        en_body = en_rendered = split_front_matter(en_text)[1]
+        try:  # the English page's own build reports what breaks it; then its text is compared
+            if not self._refused(self.sandbox.parse(en_body)):
+                en_rendered = self.sandbox.from_string(en_body).render()
+        except Exception:  # noqa: BLE001
+            pass
+        found = rendered_html_problems(markdown, en_rendered, self.source,
+                                       self.page_name(page), en_name)
         if found:
             raise PluginError("\n".join(str(Problem(f.file, f.line, f.col, f.message))
                                         for f in found))

@@ -343,6 +343,7 @@ class Stage:
                                    file=SimpleNamespace(src_uri=uri, abs_src_path=str(source)))
             templates.check_source(page)
             body = templates.render(SimpleNamespace(page=page), body)
+            templates.check_rendered_html(page, body)
             if not self.engine_checks:
                 templates.check_rendered(page, body)
             elif templates.source is not None:

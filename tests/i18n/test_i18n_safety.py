@@ -49,10 +49,12 @@ def visible_text(doc: str) -> str:
 
 
 def corpus_docs(tmp_path: Path, case: str) -> Path:
-    """docs/en/page.md and docs/ko/page.md: the corpus page and one translation of it."""
+    """docs/en/page.md and docs/ko/page.md: the corpus page and one translation of it, and the
+    site's glossary (i18n-check needs one)."""
     docs = tmp_path / "docs"
     (docs / "en").mkdir(parents=True)
     (docs / "ko").mkdir()
+    shutil.copy(ROOT / "docs" / "glossary.md", docs / "glossary.md")
     shutil.copy(CORPUS / "en" / "page.md", docs / "en" / "page.md")
     shutil.copy(CORPUS / "ko" / f"{case}.md", docs / "ko" / "page.md")
     return docs
