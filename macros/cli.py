@@ -245,7 +245,7 @@ def cmd_check(args) -> int:
              "flags": f.flags, "source": name, "line": f.line} for name, f in out]},
             ensure_ascii=False, indent=2))
     else:
-        from .report import bounded
+        from macros.report import bounded
 
         def lines():
             for name, f in out:
@@ -398,7 +398,7 @@ def cmd_i18n_check(args) -> int:
     if args.format == "json":
         print(json.dumps({"findings": [f.__dict__ for f in findings]}, ensure_ascii=False, indent=2))
     else:
-        from .report import bounded
+        from macros.report import bounded
 
         for line in bounded(findings):  # a mistake repeated a million times: 20 and a count
             print(line)
@@ -568,7 +568,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, what a shell reports for Ctrl-C
     except RecipeError as exc:  # validate's findings, and every command's bad input
-        from .report import bounded
+        from macros.report import bounded
 
         for line in bounded(exc.problems):
             print(f"error: {line}", file=sys.stderr)

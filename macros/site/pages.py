@@ -844,8 +844,8 @@ class PageTemplates:
         """Refuse raw HTML the rendered translation has that its English page, rendered by
         the same site, has not (``{% raw %}`` content included: the rendered page is what is
         published)."""
-        from .i18n_check import rendered_html_problems
-        from .stage import split_front_matter
+        from macros.i18n.contract import rendered_html_problems
+        from macros.site.stage import split_front_matter
 
         if self.source is None or self.english is None:
             return
