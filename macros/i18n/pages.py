@@ -207,3 +207,12 @@ def symlink_problem(path: Path, root: Path) -> str | None:
     folder = display(Path(root), Path(root).parent)
     return (f"is reached through a symlink (it leads to {real}); the site publishes only files "
             f"that are inside {folder}/ themselves")
+
+
+def split_front_matter(text: str) -> tuple[str, str]:
+    """(front matter, body): the body is what MkDocs hands a page's plugins (its own split)."""
+    from mkdocs.utils.meta import get_data
+
+    body = get_data(text)[0]
+    at = len(text) - len(body) if text.endswith(body) else text.find(body)
+    return (text[:at], body) if at > 0 else ("", body)

@@ -845,7 +845,7 @@ class PageTemplates:
         the same site, has not (``{% raw %}`` content included: the rendered page is what is
         published)."""
         from macros.i18n.contract import rendered_html_problems
-        from macros.site.stage import split_front_matter
+        from macros.i18n.pages import split_front_matter
 
         if self.source is None or self.english is None:
             return

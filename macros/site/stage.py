@@ -90,15 +90,6 @@ def copy_target(uri: str) -> str:
     return uri if uri.endswith("index.md") else uri[:-3] + "/index.md"
 
 
-def split_front_matter(text: str) -> tuple[str, str]:
-    """(front matter, body): the body is what MkDocs hands a page's plugins (its own split)."""
-    from mkdocs.utils.meta import get_data
-
-    body = get_data(text)[0]
-    at = len(text) - len(body) if text.endswith(body) else text.find(body)
-    return (text[:at], body) if at > 0 else ("", body)
-
-
 def _read_source(path: Path, name: str) -> str:
     """A page as the engines read it: UTF-8 without BOM, newlines as \\n."""
     text = i18n.decode(i18n.read_bytes(path, name), name).removeprefix("\ufeff")
@@ -338,7 +329,7 @@ class Stage:
 
         name = i18n.display(source, language.docs.parent)
         try:
-            head, body = split_front_matter(_read_source(source, name))
+            head, body = i18n.split_front_matter(_read_source(source, name))
             page = SimpleNamespace(url=url_of(uri),
                                    file=SimpleNamespace(src_uri=uri, abs_src_path=str(source)))
             templates.check_source(page)
