@@ -23,7 +23,8 @@ from macros.engine.schema import AVG_LEN_MAX, AVG_LEN_MIN
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
-PLAYGROUND = ROOT / "overrides" / "assets" / "recipes" / "playground.js"
+# the Playground's URL state: the hash and request-length readers (an ES module)
+URLSTATE = ROOT / "overrides" / "assets" / "recipes" / "playground" / "urlstate.js"
 from helpers.models import MEASURED, MODELS  # noqa: E402
 
 
@@ -213,7 +214,10 @@ def test_the_export_carries_the_request_length_bounds_the_cli_applies(db, model)
 
 
 def _node(script: str, payload) -> object:
-    run = subprocess.run([NODE, "-e", script, str(PLAYGROUND)], input=json.dumps(payload),
+    """Run ``script`` in Node with ``pg``, the module urlstate.js exports, and ``payload`` on stdin."""
+    script = ("import(require('url').pathToFileURL(process.argv[1]).href).then((pg) => {"
+              + script + "});")
+    run = subprocess.run([NODE, "-e", script, str(URLSTATE)], input=json.dumps(payload),
                          capture_output=True, text=True, timeout=60, check=True)
     return json.loads(run.stdout)
 
@@ -224,8 +228,7 @@ def test_the_playground_reads_avg_len_exactly_as_the_cli_does(db, model):
     length = db.model(model).info.request_length
     texts = NOT_DIGITS + ["", "0", "1", "016384", "16384", str(AVG_LEN_MAX), str(AVG_LEN_MAX + 1),
                           "9" * 400, "0" * 30 + "7"]
-    got = _node("const pg = require(process.argv[1]);"
-                "const c = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+    got = _node("const c = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
                 "console.log(JSON.stringify(c.texts.map((t) => pg.wholeNumber(t, c.lo, c.hi))));",
                 {"texts": texts, "lo": length.min, "hi": length.max})
 
@@ -246,8 +249,7 @@ def test_the_playground_reads_only_the_first_8_kb_of_a_url_hash_and_drops_the_cu
     assert len(head) == 8180  # so character 8,192 falls inside the value 16384
     cut = "#" + head + "&avg_len=16384"
     huge = "#avg_len=2048" + filler * 20_000  # 2 MB
-    got = _node("const pg = require(process.argv[1]);"
-                "const c = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+    got = _node("const c = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
                 "console.log(JSON.stringify(c.map((h) => Object.assign({}, pg.parseHash(h)))));",
                 [cut, huge])
     assert got == [{"hw": "b300", "x": "y" * 97, "p": "q" * 70}, {"avg_len": "2048", "x": "y" * 97}]

@@ -3,10 +3,10 @@
 //
 //   node tests/js/helpers.mjs CASES.json OUT.json
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const pg = require('../../overrides/assets/recipes/playground.js');
+import { calcField, fmt } from '../../overrides/assets/recipes/playground/calculator.js';
+import { evaluate, fill } from '../../overrides/assets/recipes/playground/conditions.js';
+import { parseFlagText, quote, setReaderPlaceholders } from '../../overrides/assets/recipes/playground/flags.js';
+import { valueProblem } from '../../overrides/assets/recipes/playground/check.js';
 const [casesPath, outPath] = process.argv.slice(2);
 const cases = JSON.parse(readFileSync(casesPath, 'utf8'));
 
@@ -23,17 +23,17 @@ function safe(fn) {
   try { return { ok: fn() }; } catch (err) { return { error: true }; }
 }
 
-pg.setReaderPlaceholders(cases.placeholders || []);
+setReaderPlaceholders(cases.placeholders || []);
 const out = {
-  fmt: cases.fmt.map((v) => pg.fmt(v)),
-  quote: cases.quote.map((v) => pg.quote(v)),
-  parse: cases.parse.map((t) => safe(() => pg.parseFlagText(t).map((f) => [f.name, f.values]))),
-  fill: cases.fill.map((c) => safe(() => pg.fill(c.text, (name) => {
+  fmt: cases.fmt.map((v) => fmt(v)),
+  quote: cases.quote.map((v) => quote(v)),
+  parse: cases.parse.map((t) => safe(() => parseFlagText(t).map((f) => [f.name, f.values]))),
+  fill: cases.fill.map((c) => safe(() => fill(c.text, (name) => {
     if (!(name in c.names)) throw new Error('unknown ' + name);
     return c.names[name];
   }))),
-  evaluate: cases.evaluate.map((c) => pg.evaluate(c.cond, context(c))),
-  field: cases.field.map((v) => pg.calcField(v)),
-  value: cases.value.map((c) => pg.valueProblem(c.flag, c.spec, c.values, c.added)),
+  evaluate: cases.evaluate.map((c) => evaluate(c.cond, context(c))),
+  field: cases.field.map((v) => calcField(v)),
+  value: cases.value.map((c) => valueProblem(c.flag, c.spec, c.values, c.added)),
 };
 writeFileSync(outPath, JSON.stringify(out));

@@ -3,15 +3,13 @@
 //
 //   node tests/js/idle.mjs EXPORT.json SELECTIONS.json OUT.json
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const pg = require('../../overrides/assets/recipes/playground.js');
+import { compose } from '../../overrides/assets/recipes/playground/resolve.js';
+import { probeOptions } from '../../overrides/assets/recipes/playground/effects.js';
 const [exportPath, selPath, outPath] = process.argv.slice(2);
 const data = JSON.parse(readFileSync(exportPath, 'utf8'));
 const selections = JSON.parse(readFileSync(selPath, 'utf8'));
 const out = selections.map((sel) => {
-  const res = pg.compose(data, sel);
-  return pg.probeOptions(data, res);
+  const res = compose(data, sel);
+  return probeOptions(data, res);
 });
 writeFileSync(outPath, JSON.stringify(out));

@@ -6,10 +6,8 @@
 // SELECTIONS.json is a list of {hw, <dimension>: option, [avg_len], <axis>: option}. OUT.json gets
 // one object per selection, in the same order (or {error} when the interpreter throws).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const pg = require('../../overrides/assets/recipes/playground.js');
+import { compose } from '../../overrides/assets/recipes/playground/resolve.js';
+import { commandText, curlText, dockerText, pythonText, routerText, text } from '../../overrides/assets/recipes/playground/render.js';
 
 const [enPath, koPath, selPath, outPath] = process.argv.slice(2);
 if (!outPath) {
@@ -23,29 +21,29 @@ const selections = JSON.parse(readFileSync(selPath, 'utf8'));
 const started = process.hrtime.bigint();
 const out = selections.map((sel) => {
   try {
-    const res = pg.compose(en, sel);
-    const resKo = pg.compose(ko, sel);
+    const res = compose(en, sel);
+    const resKo = compose(ko, sel);
     return {
       match: res.match, pd: res.pd,
       picks: Object.fromEntries(Object.entries(res.picks).filter(([, v]) => v !== null)),
-      command_en: pg.commandText(en, res),
-      command_ko: pg.commandText(ko, resKo),
-      router: pg.routerText(en, res),
-      docker_en: pg.dockerText(en, res),
-      docker_ko: pg.dockerText(ko, resKo),
-      curl_en: pg.curlText(en, res),
-      curl_ko: pg.curlText(ko, resKo),
-      python_ko: pg.pythonText(ko, resKo),
+      command_en: commandText(en, res),
+      command_ko: commandText(ko, resKo),
+      router: routerText(en, res),
+      docker_en: dockerText(en, res),
+      docker_ko: dockerText(ko, resKo),
+      curl_en: curlText(en, res),
+      curl_ko: curlText(ko, resKo),
+      python_ko: pythonText(ko, resKo),
       status: res.status,
       cell_status: res.cell_status,
       sglang: res.sglang,
       calculations: res.calculations.map((c) => [c.id, c.pins, c.value, c.reason ? c.reason.id : null]),
       nodes: res.nodes,
       rules: [...new Set(res.diagnostics.map((d) => d.rule))].sort(),
-      diagnostics_en: res.diagnostics.map((d) => [d.severity, d.rule, pg.text(en, d.message)]),
-      diagnostics_ko: resKo.diagnostics.map((d) => [d.severity, d.rule, pg.text(ko, d.message)]),
-      effective: res.effective.map((e) => [e.knob, e.value !== null ? e.value : pg.text(en, e.value_text), e.source, e.because]),
-      caveats: res.caveats.map((c) => [c.kind, c.flag, pg.text(en, c.text)]).sort(),
+      diagnostics_en: res.diagnostics.map((d) => [d.severity, d.rule, text(en, d.message)]),
+      diagnostics_ko: resKo.diagnostics.map((d) => [d.severity, d.rule, text(ko, d.message)]),
+      effective: res.effective.map((e) => [e.knob, e.value !== null ? e.value : text(en, e.value_text), e.source, e.because]),
+      caveats: res.caveats.map((c) => [c.kind, c.flag, text(en, c.text)]).sort(),
     };
   } catch (err) {
     return { error: String(err && err.stack || err) };

@@ -23,16 +23,20 @@ pytestmark = pytest.mark.skipif(NODE is None,
                                 reason="node is not installed (apt-get install nodejs)")
 
 RUNNER = """
-const pg = require(process.argv[1]);
+const { pathToFileURL } = require('url');
 const fs = require('fs');
-const [data, sels] = JSON.parse(fs.readFileSync(0, 'utf8'));
-console.log(JSON.stringify(sels.map((s) => pg.diff(data, pg.compose(data, s))
-  .map((c) => [c.kind, c.was || null, c.now || null]))));
+const dir = process.argv[1];
+Promise.all(['resolve.js', 'effects.js'].map((m) => import(pathToFileURL(dir + '/' + m).href)))
+  .then(([{ compose }, { diff }]) => {
+    const [data, sels] = JSON.parse(fs.readFileSync(0, 'utf8'));
+    console.log(JSON.stringify(sels.map((s) => diff(data, compose(data, s))
+      .map((c) => [c.kind, c.was || null, c.now || null]))));
+  });
 """
 
 
 def _js_diffs(data, selections):
-    proc = subprocess.run([NODE, "-e", RUNNER, str(ROOT / "overrides/assets/recipes/playground.js")],
+    proc = subprocess.run([NODE, "-e", RUNNER, str(ROOT / "overrides/assets/recipes/playground")],
                           input=json.dumps([data, selections]), capture_output=True, text=True,
                           timeout=120, check=True)
     return json.loads(proc.stdout)

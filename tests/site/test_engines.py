@@ -153,6 +153,24 @@ def test_the_zensical_site_mounts_the_playground_on_every_model_page(sites, lang
             [(model_id, lang)]
 
 
+@pytest.mark.parametrize("engine", ["mkdocs", "zensical"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_both_engines_ship_every_playground_module_and_load_it_as_one(sites, engine, lang):
+    """The entry module and every module it imports, byte for byte as in overrides/, in each
+    language's site; the model pages load the entry with type="module" (as a classic script it
+    would stop at its first import)."""
+    folder, source = sites[engine] / LANGS[lang], ROOT / "overrides/assets/recipes"
+    modules = ["playground.js", *(f"playground/{p.name}"
+                                  for p in sorted((source / "playground").glob("*.js")))]
+    assert len(modules) > 2
+    for name in modules:
+        assert (folder / "assets/recipes" / name).read_bytes() == (source / name).read_bytes()
+    for model_id in MODELS:
+        html = (folder / f"models/{model_id}/index.html").read_text(encoding="utf-8")
+        tags = re.findall(r"<script\b[^>]*assets/recipes/playground\.js[^>]*>", html)
+        assert len(tags) == 1 and 'type="module"' in tags[0], tags
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_zensical_404_page_keeps_its_readers_in_their_language(sites, lang):
     assert_404_keeps_its_language(sites["zensical"] / LANGS[lang], lang)

@@ -1,0 +1,89 @@
+/* Playground: what a result says beside its command (mirrors the caveats and the effective
+ * configuration of macros/engine/resolve.py).
+ *
+ * Owns the caveats (the cell's redirect and warning, its pinned flags, a calculator that does
+ * not apply, a flag a release renamed) and the effective configuration (each knob's value and
+ * where it comes from: forced, pinned, explicit, a rule, the flag's default). Pure: no DOM.
+ */
+import { get, has, list, pyStr } from './python.js';
+import { evaluate } from './conditions.js';
+import { PLACEHOLDER } from './flags.js';
+
+export function caveats(st, calculations) {
+  var out = [], present = {};
+  if (st.cell.redirect) out.push({ kind: 'redirect', text: { id: st.cell.redirect, fields: {} }, flag: null });
+  if (st.cell.warn) out.push({ kind: 'warn', text: { id: st.cell.warn, fields: {} }, flag: null });
+  st.toks.forEach(function (t) { present[t.flag.name] = t; });  // the last of a name wins
+  var pins = st.cell.pins || {};
+  Object.keys(pins).forEach(function (name) {
+    var tok = get(present, name);
+    if (tok && tok.origin === 'cell') out.push({ kind: 'pin', text: { id: pins[name], fields: {} }, flag: name });
+  });
+  calculations.forEach(function (c) {
+    if (c.reason) out.push({ kind: 'calculator', text: c.reason, flag: c.pins });
+  });
+  return out;
+}
+
+export function migratedCaveats(st, rewrites, release) {  // resolve._migrated
+  var out = [], cellRound = list(st.data.model.rounds).filter(function (r) { return r.id === st.cell.verified_in; })[0];
+  rewrites.forEach(function (r) {
+    var fields = { release: release, 'new': r['new'], old: r.old, since: r.since }, id = 'migrate.caveat';
+    if (r.removal) { fields.removal = r.removal; id = 'migrate.caveat.removal'; }
+    var flag = r['new'].split(' ')[0];
+    out.push({ kind: 'migrated', text: { id: id, fields: fields }, flag: flag });
+    if (cellRound && has(st.cellFlagMap, r.flag))
+      out.push({ kind: 'migrated', text: { id: 'migrate.round', fields: { old: r.old, round: cellRound.version } }, flag: flag });
+  });
+  return out;
+}
+
+// --- the effective configuration: each knob's value and where it comes from ---
+
+export function effective(st, flags) {
+  var rules = st.data.rules, catalog = st.data.catalog.flags, present = {}, out = [];
+  st.toks.forEach(function (t) { present[t.flag.name] = t; });
+  var pins = st.cell.pins || {};
+  list(rules.knobs).forEach(function (knob) {
+    if (evaluate(knob.show_when, st) !== true) return;
+    var candidates = list(rules.effective).filter(function (r) { return r.knob === knob.id; });
+    var forced = candidates.filter(function (r) { return r.override && evaluate(r.when, st) === true; })[0];
+    var row = { knob: knob.id, label: knob.label, value: null, value_text: null, source: null, because: null, flag: knob.flag || null };
+    if (forced) {
+      row.value = forced.value === undefined ? null : forced.value;
+      row.value_text = forced.value_text || null;
+      row.source = 'forced'; row.because = forced.because;
+      return out.push(row);
+    }
+    var names = (knob.flag ? [knob.flag] : []).concat(list(knob.also)), tok = null;
+    for (var i = 0; i < names.length; i++) if (has(present, names[i])) { tok = present[names[i]]; break; }
+    if (tok) {
+      var spec = get(catalog, tok.flag.name);
+      var value = !spec || spec.takes_value ? (tok.flag.values.length ? tok.flag.values[0] : null) : 'on';
+      if (value && PLACEHOLDER.test(value)) {
+        var filled = flags.filter(function (f) { return f.name === tok.flag.name; })[0];
+        if (filled) value = filled.values.length ? filled.values[0] : null;
+      }
+      var pinned = tok.origin === 'cell' && has(pins, tok.flag.name);
+      row.value = value; row.flag = tok.flag.name;
+      row.source = pinned ? 'pinned' : 'explicit'; row.because = pinned ? pins[tok.flag.name] : null;
+      return out.push(row);
+    }
+    var rule = candidates.filter(function (r) { return evaluate(r.when, st) === true; })[0];
+    if (rule) {
+      row.value = rule.value === undefined ? null : rule.value;
+      row.value_text = rule.value_text || null;
+      row.source = rule.source; row.because = rule.because;
+      return out.push(row);
+    }
+    var fspec = knob.flag ? get(catalog, knob.flag) : null;
+    var dflt = fspec ? fspec['default'] : null;
+    if (dflt === undefined) dflt = null;
+    if (fspec && !fspec.takes_value) dflt = dflt ? 'on' : 'off';
+    row.value = dflt === null ? null : pyStr(dflt);
+    row.value_text = dflt === null ? 'eff.value.unset' : null;
+    row.source = 'default'; row.because = 'eff.default';
+    out.push(row);
+  });
+  return out;
+}

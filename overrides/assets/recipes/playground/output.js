@@ -1,0 +1,245 @@
+/* Playground: the output side of the page (what the result shows).
+ *
+ * Owns the output panel: the status badge, footprint and model line; the command block with
+ * its pip / Docker switch, the router, curl and Python client blocks and their copy buttons;
+ * the caveats; the calculator panel with its request-length input (which hands the length to
+ * the Playground, ui.js); the findings; the changes against the recipe cell; the effective
+ * configuration table. render(res) fills them all from one result. DOM.
+ */
+import { list } from './python.js';
+import { commandText, curlText, dockerText, pythonText, routerText } from './render.js';
+import { calcField } from './calculator.js';
+import { cellDefaults, diff } from './effects.js';
+import { wholeNumber } from './urlstate.js';
+import { fillValues } from './values.js';
+import { clear, copyText, el } from './dom.js';
+
+export function Output(pg, main) {
+  this.pg = pg; this.data = pg.data;
+  this.build(main);
+}
+
+Output.prototype.t = function (id, fields) { return this.pg.t(id, fields); };
+
+Output.prototype.block = function (testid, titleId, parent) {
+  var self = this, wrap = el('div', { className: 'rp-block rp-block--' + testid });
+  var head = el('div', { className: 'rp-block__head' }, [el('span', { className: 'rp-block__title', text: this.t(titleId) })]);
+  var copy = el('button', { type: 'button', className: 'rp-copy', text: this.t('ui.copy'), 'data-copy': testid });
+  // focusable, so a keyboard can scroll a long line (as Material does for its code blocks)
+  var pre = el('pre', { className: 'rp-code' }), code = el('code', { 'data-testid': testid, tabindex: '0', 'aria-label': this.t(titleId) });
+  pre.appendChild(code);
+  copy.addEventListener('click', function () { copyText(code.textContent, copy, self.t('ui.copy'), self.t('ui.copied')); });
+  head.appendChild(copy);
+  wrap.appendChild(head); wrap.appendChild(pre);
+  parent.appendChild(wrap);
+  return { wrap: wrap, code: code };
+};
+
+/** The output side, after the controls in ``main``: the status line, the command and its run
+ *  modes, the router, the caveats, the calculator, the findings, the diff and the effective
+ *  configuration. */
+Output.prototype.build = function (main) {
+  var self = this, data = this.data;
+  var out = el('div', { className: 'rp-output', 'data-testid': 'output' });
+  var head = el('div', { className: 'rp-status' });
+  this.badge = el('span', { 'data-testid': 'status' });
+  this.footprint = el('span', { className: 'rp-footprint', 'data-testid': 'footprint' });
+  this.meta = el('span', { className: 'rp-meta' });
+  head.appendChild(this.badge); head.appendChild(this.footprint); head.appendChild(this.meta);
+  out.appendChild(head);
+  this.command = this.block('command', 'ui.command', out);
+  this.release = el('p', { className: 'rp-release', 'data-testid': 'release' });
+  this.command.wrap.appendChild(this.release);
+  this.router = this.block('router', 'ui.router', out);
+  this.buildRunModes(out);
+  this.caveatBox = el('ul', { className: 'rp-caveats', 'data-testid': 'caveats' });
+  out.appendChild(this.caveatBox);
+
+  if (list(data.model.calculators).length) this.buildCalculator(out);
+
+  this.diagBox = el('div', { className: 'rp-diagnostics' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diagnostics') })]);
+  this.diagList = el('ul', { 'data-testid': 'diagnostics' });
+  this.diagBox.appendChild(this.diagList);
+  out.appendChild(this.diagBox);
+
+  this.diffBox = el('div', { className: 'rp-diff' }, [el('div', { className: 'rp-block__title', text: this.t('ui.diff') })]);
+  this.diffList = el('ul', { 'data-testid': 'diff' });
+  this.diffBox.appendChild(this.diffList);
+  // what the cell's own command carries before the reader changes anything
+  this.defaults = el('p', { className: 'rp-defaults', 'data-testid': 'cell-defaults' });
+  this.diffBox.appendChild(this.defaults);
+  out.appendChild(this.diffBox);
+
+  var effBox = el('div', { className: 'rp-effective' }, [el('div', { className: 'rp-block__title', text: this.t('ui.effective') })]);
+  var table = el('table', { 'data-testid': 'effective', tabindex: '0', 'aria-label': this.t('ui.effective') });  // scrolls on a phone
+  var headRow = el('tr');
+  ['table.knob', 'table.value', 'table.source', 'table.why'].forEach(function (id) { headRow.appendChild(el('th', { text: self.t(id) })); });
+  table.appendChild(el('thead', {}, [headRow]));
+  this.effBody = el('tbody');
+  table.appendChild(this.effBody);
+  effBox.appendChild(table);
+  out.appendChild(effBox);
+  this.effBox = effBox;
+
+  main.appendChild(out);
+};
+
+/** The run modes of the command: a pip / Docker switch (the Docker block takes the command
+ *  block's place), then a curl request and the Python client call against the server. */
+Output.prototype.buildRunModes = function (out) {
+  var self = this, modes = el('div', { className: 'rp-runmodes', role: 'group', 'aria-label': this.t('ui.run.mode') });
+  this.runMode = 'pip';
+  this.runButtons = {};
+  ['pip', 'docker'].forEach(function (mode) {
+    var b = el('button', { type: 'button', className: 'rp-option', 'data-runmode': mode, 'aria-pressed': 'false', text: self.t('ui.run.' + mode) });
+    b.addEventListener('click', function () {
+      self.runMode = mode;
+      if (self.runRes) self.renderRunModes(self.runRes);
+    });
+    self.runButtons[mode] = b;
+    modes.appendChild(b);
+  });
+  out.insertBefore(modes, this.command.wrap);
+  this.docker = this.block('docker', 'ui.run.docker', out);
+  out.insertBefore(this.docker.wrap, this.command.wrap.nextSibling);
+  this.curl = this.block('curl', 'ui.run.curl', out);
+  this.pythonClient = this.block('python-client', 'ui.run.python', out);
+};
+
+Output.prototype.renderRunModes = function (res) {
+  var self = this, docker = this.runMode === 'docker';
+  this.runRes = res;
+  this.docker.code.textContent = fillValues(dockerText(this.data, res));
+  this.curl.code.textContent = fillValues(curlText(this.data, res));
+  this.pythonClient.code.textContent = fillValues(pythonText(this.data, res));
+  this.docker.wrap.hidden = !docker;
+  this.command.wrap.hidden = docker;
+  Object.keys(this.runButtons).forEach(function (mode) {
+    self.runButtons[mode].setAttribute('aria-pressed', mode === self.runMode ? 'true' : 'false');
+  });
+};
+
+/** The calculator panel, for a model that declares calculators: the request length they
+ *  read (when one does), then each calculator's pinned flag, value and explanation. */
+Output.prototype.buildCalculator = function (out) {
+  var self = this, data = this.data, length = data.model.request_length;
+  var box = el('div', { className: 'rp-calc', 'data-testid': 'calculator' });
+  var inputId = 'rp-avg-' + Math.random().toString(36).slice(2, 8);
+  if (length) {
+    this.avgInput = el('input', { type: 'number', id: inputId, step: '1', inputmode: 'numeric',
+                                  min: String(length.min), max: String(length.max),
+                                  value: String(this.pg.avgLen), 'data-testid': 'avg-len', list: inputId + '-list' });
+    var options = el('datalist', { id: inputId + '-list' });
+    length.common.forEach(function (n) { options.appendChild(el('option', { value: String(n) })); });
+    var lengthRow = el('div', { className: 'rp-calc__row' });
+    lengthRow.appendChild(el('label', { 'for': inputId, text: this.t('table.avg_len') }));
+    lengthRow.appendChild(this.avgInput);
+    lengthRow.appendChild(options);
+    box.appendChild(lengthRow);
+    this.avgInput.addEventListener('input', function () {
+      var n = wholeNumber(self.avgInput.value, length.min, length.max);
+      self.avgInput.setAttribute('aria-invalid', n === null ? 'true' : 'false');
+      if (n === null) return;
+      self.pg.avgLen = n;
+      self.pg.update(true);
+    });
+  }
+  this.calcRows = list(data.model.calculators).map(function (calc) {
+    var part = el('div', { className: 'rp-calc__one', 'data-calculator': calc.id });
+    part.appendChild(el('div', { className: 'rp-block__title', text: self.t(calc.label) }));
+    var row = el('div', { className: 'rp-calc__row' });
+    row.appendChild(el('span', { className: 'rp-calc__eq', text: calc.pins }));
+    var output = el('output', length ? { 'data-testid': 'calc-value', 'for': inputId, className: 'rp-calc__ratio' }
+                                     : { 'data-testid': 'calc-value', className: 'rp-calc__ratio' });
+    row.appendChild(output);
+    part.appendChild(row);
+    var explain = list(calc.explain).map(function (id) {  // one line per explanation text
+      var line = el('p', { className: 'rp-calc__inputs' });
+      part.appendChild(line);
+      return { id: id, node: line };
+    });
+    box.appendChild(part);
+    return { id: calc.id, output: output, explain: explain };
+  });
+  out.appendChild(box);
+};
+
+Output.prototype.renderCalculator = function (res) {
+  var self = this;
+  this.calcRows.forEach(function (row) {
+    var c = res.calculations.filter(function (x) { return x.id === row.id; })[0];
+    if (c.value !== null) row.output.textContent = c.value;
+    else row.output.textContent = c.reason ? self.t(c.reason) : self.t('ui.calc.na');
+    var fields = {};
+    Object.keys(c.values || {}).forEach(function (k) { if (c.values[k] !== null) fields[k] = calcField(c.values[k]); });
+    row.explain.forEach(function (line) { line.node.textContent = c.values ? self.t(line.id, fields) : ''; });
+  });
+};
+
+Output.prototype.render = function (res) {
+  var self = this, data = this.data;
+  this.badge.className = 'recipe-badge recipe-badge--' + res.status;
+  this.badge.textContent = this.t('status.' + res.status);
+  this.badge.title = this.t('status.' + res.status + '.title');
+  var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
+  this.footprint.textContent = this.t(platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', {
+    total: String(res.nodes * platform.gpus_per_node), nodes: String(res.nodes), per_node: String(platform.gpus_per_node) }) +
+    (platform.hbm_gb ? ' · ' + this.t('ui.hbm', { gb: String(platform.hbm_gb) }) : '');
+  this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
+
+  clear(this.caveatBox);
+  res.caveats.forEach(function (c) {
+    var li = el('li', { className: 'rp-caveat rp-caveat--' + c.kind });
+    if (c.flag) li.appendChild(el('code', { text: c.flag }));
+    li.appendChild(document.createTextNode((c.flag ? ' ' : '') + self.t(c.text)));
+    self.caveatBox.appendChild(li);
+  });
+  this.caveatBox.hidden = !res.caveats.length;
+
+  this.command.code.textContent = fillValues(commandText(data, res));
+  this.release.textContent = this.t('ui.sglang-release', { release: res.sglang });
+  var router = routerText(data, res);
+  this.router.code.textContent = router ? fillValues(router) : '';
+  this.router.wrap.hidden = !router;
+  this.renderRunModes(res);
+
+  if (this.calcRows) this.renderCalculator(res);
+
+  clear(this.diagList);
+  res.diagnostics.forEach(function (d) {
+    var li = el('li', { className: 'rp-diag rp-diag--' + d.severity, 'data-rule': d.rule });
+    li.appendChild(el('span', { className: 'rp-diag__severity', text: self.t('severity.' + d.severity) }));
+    li.appendChild(document.createTextNode(' ' + self.t(d.message) + ' '));
+    li.appendChild(el('code', { className: 'rp-diag__rule', text: d.rule }));
+    self.diagList.appendChild(li);
+  });
+  if (!res.diagnostics.length) this.diagList.appendChild(el('li', { className: 'rp-diag--none', text: this.t('ui.diagnostics.none') }));
+
+  clear(this.diffList);
+  var changes = diff(data, res);
+  changes.forEach(function (c) {
+    var li = el('li', { className: 'rp-diff--' + c.kind });
+    li.appendChild(el('span', { className: 'rp-diff__kind', text: self.t('ui.diff.' + c.kind) }));
+    if (c.was) li.appendChild(el('code', { className: 'rp-diff__was', text: c.was }));
+    if (c.was && c.now) li.appendChild(document.createTextNode(' → '));
+    if (c.now) li.appendChild(el('code', { className: 'rp-diff__now', text: c.now }));
+    self.diffList.appendChild(li);
+  });
+  if (!changes.length) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
+  this.defaults.textContent = this.t('ui.cell-defaults', { settings: cellDefaults(data, res).map(function (d) {
+    return self.t(d.axis.label) + ': ' + self.t(d.option.label, { value: d.option.id });
+  }).join(', ') });
+
+  clear(this.effBody);
+  this.effBox.hidden = !res.effective.length;  // a model that declares no knobs shows no table
+  res.effective.forEach(function (e) {
+    var value = e.value !== null ? el('code', { text: e.value }) : el('em', { text: self.t(e.value_text) });
+    var tr = el('tr', { 'data-knob': e.knob }, [
+      el('td', { text: self.t(e.label) }),
+      el('td', {}, [value]),
+      el('td', {}, [el('span', { className: 'rp-source rp-source--' + e.source, text: self.t('source.' + e.source) })]),
+      el('td', { text: e.because ? self.t(e.because) : '' })
+    ]);
+    self.effBody.appendChild(tr);
+  });
+};

@@ -1,0 +1,363 @@
+/* Playground: the resolver (mirrors macros/engine/resolve.py; compose = resolve(..., strict=False)).
+ *
+ * Owns composing a selection into a command: the per-export indexes (cells, gates,
+ * transforms), the dimension and setting gates (an impossible pick snaps to the nearest valid
+ * one), the flag and env edits of the picks and the rules, the placeholders, the release
+ * rewrite, the derived-status check against the cell's verified commands, and the result's
+ * shape. The state it edits is state.js, the findings check.js, the caveats and the effective
+ * configuration explain.js. Pure: no DOM; Node imports it for the parity tests
+ * (tests/js/parity.mjs).
+ */
+import { attr, get, has, list, num } from './python.js';
+import { evalExpr, evaluate, fill } from './conditions.js';
+import { flagMap, flagText, parseFlagText, readerPlaceholdersOf, sameFlag } from './flags.js';
+import { fmt } from './calculator.js';
+import { migrate, releaseOf } from './releases.js';
+import { checkState } from './check.js';
+import { State } from './state.js';
+import { caveats, effective, migratedCaveats } from './explain.js';
+
+var INDEX = typeof WeakMap !== 'undefined' ? new WeakMap() : null;
+
+function indexOf(data) {
+  var ix = INDEX && INDEX.get(data);
+  if (ix) return ix;
+  ix = { cells: {}, prefixes: {}, platforms: {}, gates: {}, transforms: {}, dims: dimensionsOf(data) };
+  data.cells.forEach(function (cell) {
+    var key = ix.dims.map(function (d) { return cell.match[d]; });
+    ix.cells[key.join('|')] = cell;
+    for (var i = 1; i <= key.length; i++) ix.prefixes[key.slice(0, i).join('|')] = true;
+  });
+  data.platforms.forEach(function (p) { ix.platforms[p.id] = p; });
+  (data.rules.gates || []).forEach(function (g) {
+    [['hide', 0], ['disable', 1]].forEach(function (kind) {
+      var byAxis = g[kind[0]] || {};
+      Object.keys(byAxis).forEach(function (axisId) {
+        byAxis[axisId].forEach(function (o) {
+          var k = axisId + '|' + String(o);
+          (ix.gates[k] = ix.gates[k] || [[], []])[kind[1]].push(g);
+        });
+      });
+    });
+  });
+  (data.rules.transforms || []).forEach(function (t) {
+    Object.keys(t['for'] || {}).forEach(function (axisId) {
+      var bound = t['for'][axisId];
+      (Array.isArray(bound) ? bound : [bound]).forEach(function (o) {
+        var k = axisId + '|' + String(o);
+        (ix.transforms[k] = ix.transforms[k] || []).push(t);
+      });
+    });
+  });
+  if (INDEX) INDEX.set(data, ix);
+  return ix;
+}
+
+
+// The ordered keys of a cell: the hardware, then the dimensions the model declares.
+export function dimensionsOf(data) {
+  return ['hw'].concat(list(data.model.dimensions).map(function (d) { return d.id; }));
+}
+
+// Context for gating the dimensions, before a cell is chosen (_GateContext).
+function GateContext(platform, prefix) { this.platform = platform; this.prefix = prefix; }
+GateContext.prototype.value = function (key) {
+  if (has(this.prefix, key)) return this.prefix[key];
+  if (key.indexOf('hw.') === 0 && this.platform) return attr(this.platform, key.slice(3));
+  return null;
+};
+GateContext.prototype.flags = GateContext.prototype.cellFlags = GateContext.prototype.env =
+  function () { return null; };
+
+function gateState(data, ctx, axisId, option, exists) {
+  var gates = list(data.rules.gates), i;
+  for (i = 0; i < gates.length; i++) {
+    if (list((gates[i].hide || {})[axisId]).indexOf(option) >= 0 && evaluate(gates[i].when, ctx) === true)
+      return { id: option, state: 'hidden', reason: null };
+  }
+  for (i = 0; i < gates.length; i++) {
+    if (list((gates[i].disable || {})[axisId]).indexOf(option) >= 0 && evaluate(gates[i].when, ctx) === true)
+      return { id: option, state: 'disabled', reason: gates[i].reason || null };
+  }
+  if (!exists) return { id: option, state: 'disabled', reason: 'gate.no-cell' };
+  return { id: option, state: 'enabled', reason: null };
+}
+
+function dimensionStates(data, dim, prefix) {  // resolve.dimension_states
+  var ix = indexOf(data), ctx = new GateContext(ix.platforms[prefix.hw], prefix);
+  var earlier = ix.dims.slice(0, ix.dims.indexOf(dim)).map(function (d) { return prefix[d]; });
+  var options = list(data.model.dimensions).filter(function (d) { return d.id === dim; })[0].options;
+  return options.map(function (o) {
+    if (evaluate(o.when, ctx) !== true)
+      return { id: o.id, state: 'hidden', reason: null };
+    return gateState(data, ctx, dim, o.id, has(ix.prefixes, earlier.concat([o.id]).join('|')));
+  });
+}
+
+function choose(value, states) {
+  var enabled = states.filter(function (s) { return s.state === 'enabled'; });
+  if (enabled.some(function (s) { return s.id === value; })) return value;
+  if (!enabled.length) throw new Error('nothing is available');
+  return enabled[0].id;
+}
+
+function optionState(st, axisId, option) {
+  var gates = st.ix.gates[axisId + '|' + option] || [[], []], i;
+  for (i = 0; i < gates[0].length; i++) if (evaluate(gates[0][i].when, st) === true) return { id: option, state: 'hidden', reason: null };
+  for (i = 0; i < gates[1].length; i++) {
+    if (evaluate(gates[1][i].when, st) === true) return { id: option, state: 'disabled', reason: gates[1][i].reason || null };
+  }
+  return { id: option, state: 'enabled', reason: null };
+}
+
+function pickAxis(st, axis, wanted) {
+  var visible = evaluate(axis.show_when, st) === true;
+  var states = axis.options.map(function (o) { return optionState(st, axis.id, o.id); });
+  if (visible && states.every(function (s) { return s.state === 'hidden'; })) visible = false;
+  if (!visible) return { axis: axis.id, visible: false, value: null, options: states };
+  var dflt = axis.default === undefined ? null : axis.default;
+  var rules = list(axis.default_by);
+  for (var i = 0; i < rules.length; i++) {
+    if (evaluate(rules[i].when, st) === true) { dflt = rules[i].value; break; }
+  }
+  var byId = {};
+  states.forEach(function (s) { byId[s.id] = s; });
+  var enabled = states.filter(function (s) { return s.state === 'enabled'; });
+  var value = wanted !== null && wanted !== undefined ? String(wanted) : dflt;
+  var chosen = value === null ? null : get(byId, value);
+  if (!chosen || chosen.state !== 'enabled') {
+    if (!enabled.length) return { axis: axis.id, visible: false, value: null, options: states };
+    var d = dflt === null ? null : get(byId, dflt);
+    value = d && d.state === 'enabled' ? dflt : enabled[0].id;
+  }
+  return { axis: axis.id, visible: true, value: value, options: states };
+}
+
+function applyOption(st, axis, option) {
+  var strip = list(option.strip).slice(), add = list(option.add).slice(), env = list(option.env).slice();
+  var stripEnv = list(option.strip_env).slice(), hints = list(option.hints).slice(), nodes = null;
+  (st.ix.transforms[axis.id + '|' + option.id] || []).forEach(function (t) {
+    if (evaluate(t.when, st) !== true) return;
+    strip = strip.concat(list(t.strip)); add = add.concat(list(t.add)); env = env.concat(list(t.env));
+    stripEnv = stripEnv.concat(list(t.strip_env)); hints = hints.concat(list(t.hints));
+    nodes = t.nodes || nodes;
+  });
+  applyEdit(st, strip, add, env, stripEnv, hints, [], nodes);
+}
+
+function applyEdit(st, strip, add, env, stripEnv, hints, insertAfter, nodes) {
+  var lookup = st.lookup.bind(st);
+  if (nodes) st.nodes = Math.trunc(num(evalExpr(nodes.replace(/^[{} ]+|[{} ]+$/g, ''), lookup)));
+  var added = [];
+  add.forEach(function (text) { added = added.concat(parseFlagText(fill(text, lookup))); });
+  if (insertAfter.length) {
+    var last = -1;
+    st.toks.forEach(function (t, i) { if (insertAfter.indexOf(t.flag.name) >= 0) last = i; });
+    var at = last < 0 ? st.toks.length : last + 1;
+    var toks = added.map(function (f) { return { flag: f, origin: 'sel' }; });
+    st.toks = st.toks.slice(0, at).concat(toks, st.toks.slice(at));
+  } else if (strip.length || added.length) {
+    st.toks = splice(st.toks, strip, added);
+  }
+  if (env.length || stripEnv.length) editEnv(st, env, stripEnv);
+  hints.forEach(function (h) {
+    if (!st.hints.some(function (x) { return x.id === h; })) st.hints.push({ id: h, fields: {} });
+  });
+}
+
+// Stripped flags make room: added flags of a stripped name take the first stripped flag's
+// place as a block; an added flag whose name is already present replaces it where it is;
+// the rest go before --host/--port.
+function splice(toks, strip, added) {
+  var block = added.filter(function (f) { return strip.indexOf(f.name) >= 0; });
+  var rest = added.filter(function (f) { return strip.indexOf(f.name) < 0; });
+  var out = [], placed = false, used = {};
+  toks.forEach(function (t) {
+    if (strip.indexOf(t.flag.name) >= 0) {
+      if (!placed) {
+        block.forEach(function (f) { out.push({ flag: f, origin: 'sel' }); });
+        placed = true;
+      }
+      return;
+    }
+    var hit = -1;
+    for (var i = 0; i < rest.length; i++) if (rest[i].name === t.flag.name && !used[i]) { hit = i; break; }
+    if (hit >= 0) {
+      used[hit] = true;
+      out.push({ flag: rest[hit], origin: sameFlag(rest[hit], t.flag) ? t.origin : 'sel' });
+    } else {
+      out.push(t);
+    }
+  });
+  var tail = (placed ? [] : block).concat(rest.filter(function (f, i) { return !used[i]; }));
+  if (tail.length) {
+    var at = out.length;
+    for (var j = 0; j < out.length; j++) if (out[j].flag.name === '--host' || out[j].flag.name === '--port') { at = j; break; }
+    out = out.slice(0, at).concat(tail.map(function (f) { return { flag: f, origin: 'sel' }; }), out.slice(at));
+  }
+  return out;
+}
+
+function editEnv(st, env, stripEnv) {
+  var current = st.envItems.filter(function (kv) { return stripEnv.indexOf(kv[0]) < 0; });
+  env.forEach(function (item) {
+    var i = item.indexOf('=');
+    var name = i < 0 ? item : item.slice(0, i), value = i < 0 ? '' : item.slice(i + 1);
+    var at = -1;
+    for (var j = 0; j < current.length; j++) if (current[j][0] === name) { at = j; break; }
+    if (at < 0) current.push([name, value]); else current[at] = [name, value];
+  });
+  st.envItems = current;
+}
+
+function firstMatch(rules, ctx) {
+  for (var i = 0; i < rules.length; i++) if (evaluate(rules[i].when, ctx) === true) return rules[i];
+  return null;
+}
+
+function placeholders(st, modelName) {
+  var info = st.data.model, values = {};
+  Object.keys(info.placeholders).forEach(function (k) { values[k] = info.placeholders[k]; });
+  values.MODEL_NAME = modelName;
+  if (info.pd) {
+    values.PREFILL_PORT = String(info.pd.prefill.port);
+    values.DECODE_PORT = String(info.pd.decode.port);
+    values.ROUTER_PORT = String(info.pd.router.port);
+    values.BOOTSTRAP_PORT = String(info.pd.bootstrap_port);
+  }
+  return values;
+}
+
+function fillPlaceholders(text, values) {
+  if (text.indexOf('{{') < 0) return text;
+  Object.keys(values).forEach(function (k) { text = text.split('{{' + k + '}}').join(values[k]); });
+  return text;
+}
+
+/** Compose the command for a selection ({hw, <dimension>: option, avg_len, <axis>: option}).
+ *  Same as resolve(db, model, ..., strict=False): an impossible selection snaps to the
+ *  nearest valid one. Unknown keys are ignored (a URL hash may carry anything). */
+export function compose(data, selection) {
+  return composeWith(data, selection, true);
+}
+
+function composeWith(data, selection, checkShape) {
+  readerPlaceholdersOf(data);
+  var sel = selection || {}, info = data.model, ix = indexOf(data);
+  var match = { hw: info.hardware.indexOf(sel.hw) >= 0 ? sel.hw : info.hardware[0] };
+  var dimStates = {};
+  ix.dims.slice(1).forEach(function (dim) {
+    dimStates[dim] = dimensionStates(data, dim, match);
+    match[dim] = choose(has(sel, dim) ? sel[dim] : null, dimStates[dim]);
+  });
+  var cell = ix.cells[ix.dims.map(function (d) { return match[d]; }).join('|')];
+  var avgLen = null;  // only a model whose calculators read a request length has one
+  if (info.request_length) {
+    avgLen = sel.avg_len === undefined || sel.avg_len === null ? info.request_length['default'] : Number(sel.avg_len);
+    if (!(avgLen > 0) || !Number.isInteger(avgLen)) throw new Error('avg_len must be a positive whole number of tokens');
+  }
+  var st = new State(data, ix, cell, match, avgLen);
+  // Pick every axis first (gates read the cell and earlier picks), then edit the command.
+  var axisStates = data.axes.map(function (axis) {
+    var s = pickAxis(st, axis, has(sel, axis.id) ? sel[axis.id] : null);
+    st.picks[axis.id] = s.value;
+    return s;
+  });
+  data.axes.forEach(function (axis) {
+    var value = st.picks[axis.id];
+    if (value !== null) applyOption(st, axis, axis.options.filter(function (o) { return o.id === value; })[0]);
+  });
+  list(data.rules.transforms).forEach(function (t) {
+    if (!t['for'] && evaluate(t.when, st) === true) {
+      applyEdit(st, list(t.strip), list(t.add), list(t.env), list(t.strip_env), list(t.hints), list(t.insert_after), t.nodes || null);
+    }
+  });
+  st.checkShape = checkShape;
+  return finish(st, axisStates, dimStates);
+}
+
+// resolve._verified_commands: the commands the cell's verifying round ran, once per cell.
+function verifiedCommands(st) {
+  var ix = st.ix, key = ix.dims.map(function (d) { return st.match[d]; }).join('|');
+  ix.verified = ix.verified || {};
+  if (!has(ix.verified, key)) {
+    ix.verified[key] = [{}].concat(list(st.cell.verified_with)).map(function (picks) {
+      var sel = {};
+      Object.keys(st.match).forEach(function (k) { sel[k] = st.match[k]; });
+      Object.keys(picks).forEach(function (k) { sel[k] = picks[k]; });
+      var res = composeWith(st.data, sel, false);
+      return { flags: res.flags.map(flagText), env: res.env };
+    });
+  }
+  return ix.verified[key];
+}
+
+// resolve._derived: null when the command is one its cell was verified with, else the changes
+function derivedChanges(st, flags, env) {
+  var shapes = verifiedCommands(st), same = function (a, b) { return a.join('\0') === b.join('\0') && a.length === b.length; };
+  if (shapes.some(function (s) { return same(s.flags, flags) && same(s.env, env); })) return null;
+  var base = shapes[0], out = [];
+  flags.forEach(function (x) { if (base.flags.indexOf(x) < 0) out.push('+' + x); });
+  base.flags.forEach(function (x) { if (flags.indexOf(x) < 0) out.push('-' + x); });
+  env.forEach(function (x) { if (base.env.indexOf(x) < 0) out.push('+' + x); });
+  base.env.forEach(function (x) { if (env.indexOf(x) < 0) out.push('-' + x); });
+  return out.length ? out : ['flag order'];
+}
+
+function finish(st, axisStates, dimStates) {
+  var info = st.data.model;
+  var modelName = firstMatch(info.model_names, st).name;
+  var imageRule = firstMatch(info.docker_images, st), image = imageRule.image;
+  var release = releaseOf(st.data, imageRule.sglang);
+  var values = placeholders(st, modelName);
+  var composed = st.toks.map(function (t) {
+    return { name: t.flag.name, values: t.flag.values.map(function (v) { return fillPlaceholders(v, values); }) };
+  });
+  var migrated = migrate(st.data, composed, release), flags = migrated.flags;
+  var env = st.envItems.map(function (kv) { return kv[0] + '=' + fillPlaceholders(kv[1], values); });
+  var calculations = list(info.calculators).map(function (calc) {  // resolve.Calculation
+    var reason = st.calcReason(calc), result = reason === null ? st.calcResult(calc) : null;
+    var value = result ? result.value : null;
+    return { id: calc.id, pins: calc.pins, value: value === null ? null : fmt(value), exact: value,
+             reason: reason ? { id: reason, fields: {} } : null, values: result ? result.values : null };
+  });
+  var pd = st.pd();
+  var router = null, hints = [];
+  if (pd) {
+    router = info.pd.router.flags.map(function (text) {
+      return parseFlagText(text).map(function (f) {
+        return { name: f.name, values: f.values.map(function (v) { return fillPlaceholders(v, values); }) };
+      });
+    });
+    hints.push({ id: 'ui.pd-banner', fields: { nodes: String(st.nodes), last_rank: String(st.nodes - 1),
+                                               role: '@' + info.pd[pd].label, router_port: String(info.pd.router.port) } });
+  }
+  // Every hint may use {nodes} and {last_rank}; '@id' field values are text ids.
+  st.hints.forEach(function (h) {
+    hints.push({ id: h.id, fields: { nodes: String(st.nodes), last_rank: String(st.nodes - 1) } });
+  });
+  var flagsNow = flagMap(flags), envNow = st.env();
+  var picks = {};
+  Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
+  var status = st.cell.status, cav = caveats(st, calculations).concat(migratedCaveats(st, migrated.rewrites, release));
+  if (status === 'verified' && st.checkShape) {
+    var changes = derivedChanges(st, flags.map(flagText), env);
+    if (changes !== null) {
+      status = 'derived';
+      cav.unshift({ kind: 'derived', text: { id: 'status.derived.caveat', fields: { changes: changes.join('; ') } }, flag: null });
+    }
+  }
+  return {
+    model: info.id, hw: st.hw, match: st.match, pd: pd,
+    status: status, cell_status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
+    picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
+    hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
+    calculations: calculations,
+    caveats: cav,
+    diagnostics: checkState(st, flagsNow, envNow, release),
+    sglang: release,
+    effective: effective(st, composed),
+    axes: axisStates, dimensions: dimStates,
+    cell: st.cell
+  };
+}

@@ -1,0 +1,255 @@
+/* Playground: the controls and the selection state (the Playground object the page mounts).
+ *
+ * Owns the Deploy card (hardware, the cell's dimensions, the settings without a card) and the
+ * folded cards under More settings; the selection (the cell's keys, the settings the reader
+ * chose, the request length) read from a hash (load) and written back to it (writeHash, with
+ * the language links); composing on every change (update) and greying, in the background,
+ * the options that would change nothing (probeIdle). The output side is output.js. DOM.
+ */
+import { list } from './python.js';
+import { compose, dimensionsOf } from './resolve.js';
+import { text } from './render.js';
+import { optionProbe, probeQueue } from './effects.js';
+import { hashOf, ownsHash, readSelection } from './urlstate.js';
+import { clear, el } from './dom.js';
+import { Output } from './output.js';
+
+export function Playground(root, data) {
+  this.root = root; this.data = data; this.lang = data.lang;
+  this.dims = dimensionsOf(data);  // the cell's keys: the Deploy card's first rows
+  this.groups = {};  // axis key -> {box, buttons: {option: button}, tips: {option: span}}
+  this.explicit = {};
+  this.avgLen = data.model.request_length ? data.model.request_length['default'] : null;
+  this.build();
+}
+
+Playground.prototype.t = function (id, fields) { return text(this.data, id, fields); };
+
+Playground.prototype.optionLabel = function (axisId, option) {
+  if (axisId === 'hw') return option.label;
+  return this.t(option.label, { value: option.id });
+};
+
+Playground.prototype.group = function (key, labelId, options, parent) {
+  var self = this, id = 'rp-' + key + '-' + Math.random().toString(36).slice(2, 8);
+  var row = el('div', { className: 'rp-axis', 'data-axis': key, role: 'group', 'aria-labelledby': id });
+  row.appendChild(el('div', { className: 'rp-axis__label', id: id, text: this.t(labelId) }));
+  var box = el('div', { className: 'rp-options' }), line = box;
+  var g = { row: row, buttons: {}, tips: {} };
+  var vendor = null;
+  if (key === 'hw') box.className = 'rp-vendors';
+  options.forEach(function (o) {
+    if (key === 'hw' && o.vendor !== vendor) {  // one line per vendor: its name, its platforms
+      vendor = o.vendor;
+      line = el('div', { className: 'rp-options' });
+      box.appendChild(el('div', { className: 'rp-vendor-line' }, [el('span', { className: 'rp-vendor', text: self.t('ui.vendor.' + vendor) }), line]));
+    }
+    var tipId = id + '-' + o.id.replace(/[^A-Za-z0-9_-]/g, '_');
+    var b = el('button', { type: 'button', className: 'rp-option', 'data-option': o.id, 'aria-pressed': 'false' });
+    b.appendChild(el('span', { className: 'rp-option__label', text: self.optionLabel(key, o) }));
+    var tip = el('span', { className: 'rp-tip', role: 'tooltip', id: tipId, hidden: 'hidden' });
+    b.addEventListener('click', function () {
+      if (b.getAttribute('aria-disabled') === 'true') return;  // greyed: nothing changes
+      self.choose(key, o.id);
+    });
+    g.buttons[o.id] = b; g.tips[o.id] = tip;
+    line.appendChild(el('span', { className: 'rp-opt' }, [b, tip]));
+  });
+  row.appendChild(box);
+  parent.appendChild(row);
+  this.groups[key] = g;
+};
+
+Playground.prototype.build = function () {
+  var self = this, data = this.data, root = this.root;
+  clear(root);
+  root.classList.add('rp');
+  // The main selectors and the output side by side (one column on a phone: the output right
+  // under the selectors); the finer cards folded below the selectors until opened.
+  var main = el('div', { className: 'rp-main' });
+  var controls = el('div', { className: 'rp-controls' });
+  var deploy = el('fieldset', { className: 'rp-card rp-card--deploy' }, [el('legend', { text: this.t('ui.deploy') })]);
+  this.group('hw', 'table.hardware', data.platforms, deploy);
+  list(data.model.dimensions).forEach(function (d) { self.group(d.id, d.label, d.options, deploy); });
+  var cards = {};
+  this.cardOf = {};
+  data.axes.forEach(function (axis) {
+    var parent = deploy;
+    if (axis.card) {
+      if (!cards[axis.card]) {
+        cards[axis.card] = el('fieldset', { className: 'rp-card', 'data-card': axis.card }, [el('legend', { text: self.t('ui.card.' + axis.card) })]);
+      }
+      parent = cards[axis.card];
+      self.cardOf[axis.id] = axis.card;
+    }
+    self.group(axis.id, axis.label, axis.options, parent);
+  });
+  controls.appendChild(deploy);
+  var names = Object.keys(cards);
+  if (names.length) {
+    this.more = el('details', { className: 'rp-more', 'data-testid': 'more' });
+    this.more.appendChild(el('summary', { text: this.t('ui.more', { cards: names.map(function (k) { return self.t('ui.card.' + k); }).join(', ') }) }));
+    var grid = el('div', { className: 'rp-cards' });
+    names.forEach(function (k) { grid.appendChild(cards[k]); });
+    this.more.appendChild(grid);
+    controls.appendChild(this.more);
+    this.more.addEventListener('toggle', function () { if (self.more.open && self.res) self.probeIdle(self.res); });
+  }
+
+  main.appendChild(controls);
+  this.output = new Output(this, main);
+  root.appendChild(main);
+};
+
+Playground.prototype.choose = function (key, value) {
+  if (this.dims.indexOf(key) >= 0) this.top[key] = value;
+  else this.explicit[key] = value;
+  this.update(true);
+  this.reveal();
+};
+
+/** After a click, bring the command's top edge on screen if it is not (a phone's single
+ *  column, where the output sits above the folded cards and below the selectors). */
+Playground.prototype.reveal = function () {
+  var r = this.output.command.wrap.getBoundingClientRect(), bar = document.querySelector('.md-header');
+  var top = (bar ? bar.getBoundingClientRect().bottom : 0) + 8, bottom = window.innerHeight;
+  if (r.top >= top && r.top <= bottom - 48) return;
+  window.scrollBy(0, r.top - Math.max(top, Math.min(bottom - r.height - 16, bottom - 160)));
+};
+
+/** Is this hash a Playground selection (and not a heading anchor)? */
+Playground.prototype.owns = function (hash) { return ownsHash(this.data, this.dims, hash); };
+
+Playground.prototype.load = function (hash) {
+  var self = this, read = readSelection(this.data, this.dims, hash), input = this.output.avgInput;
+  this.avgLen = read.avgLen;
+  this.top = read.top;
+  this.explicit = read.explicit;
+  if (this.more && Object.keys(read.explicit).some(function (k) { return self.cardOf[k]; })) this.more.open = true;
+  if (input) {
+    input.value = String(this.avgLen);
+    input.removeAttribute('aria-invalid');
+  }
+  if (this.owns(hash)) this.forgetDefaults();
+  this.update(this.owns(hash));
+};
+
+/** A link lists every visible axis; keep as chosen only the picks that differ from the
+ *  defaults, so that later clicks move the untouched axes with their defaults. */
+Playground.prototype.forgetDefaults = function () {
+  var self = this, full, plain, trimmed = {};
+  try {
+    full = compose(this.data, this.selection());
+    var top = { avg_len: this.avgLen };
+    self.dims.forEach(function (k) { top[k] = full.match[k]; });
+    plain = compose(this.data, top);
+  } catch (e) { return; }
+  Object.keys(this.explicit).forEach(function (k) {
+    if (plain.picks[k] !== self.explicit[k]) trimmed[k] = self.explicit[k];
+  });
+  var saved = this.explicit;
+  this.explicit = trimmed;
+  var again = compose(this.data, this.selection());
+  if (JSON.stringify(again.picks) !== JSON.stringify(full.picks)) this.explicit = saved;
+};
+
+Playground.prototype.selection = function () {
+  var sel = { avg_len: this.avgLen }, self = this;
+  this.dims.forEach(function (k) { if (self.top[k]) sel[k] = self.top[k]; });
+  Object.keys(this.explicit).forEach(function (k) { sel[k] = self.explicit[k]; });
+  return sel;
+};
+
+Playground.prototype.update = function (writeHash) {
+  var self = this, data = this.data, res;
+  try {
+    res = compose(data, this.selection());
+  } catch (e) {
+    if (typeof console !== 'undefined') console.warn('recipe playground:', e);
+    return;
+  }
+  this.res = res;
+  // The state is what the reader sees: snapped picks are forgotten, defaults stay implicit.
+  this.dims.forEach(function (k) { self.top[k] = res.match[k]; });
+  Object.keys(this.explicit).forEach(function (k) { if (res.picks[k] !== self.explicit[k]) delete self.explicit[k]; });
+  this.renderControls(res);
+  this.renderOutput(res);
+  if (writeHash || this.hash) this.writeHash(res);
+  this.probeIdle(res);
+};
+
+/** effects.probe_options, in the background after a render (a few probes per task, so the
+ *  click paints first): an enabled option of a visible setting whose pick shows the same
+ *  result (gate.no-effect) or a command SGLang refuses (gate.refused) is greyed. Settings folded under More settings are probed
+ *  when it opens. The root's data-probed counts finished rounds (for tests). */
+Playground.prototype.probeIdle = function (res) {
+  var self = this, round = (this.round = (this.round || 0) + 1);
+  var open = !this.more || this.more.open, probe = optionProbe(this.data, res);
+  var queue = probeQueue(res, function (axis) { return open || !self.cardOf[axis]; });
+  function step() {
+    if (round !== self.round) return;  // a newer selection took over
+    var started = Date.now();
+    while (queue.length && Date.now() - started < 8) {
+      var q = queue.shift(), reason = probe(q[0], q[1]);
+      if (reason) self.setOption(q[0], { id: q[1], state: 'disabled', reason: reason }, false);
+    }
+    if (queue.length) setTimeout(step, 0);
+    else self.root.setAttribute('data-probed', String(round));
+  }
+  setTimeout(step, 0);
+};
+
+Playground.prototype.setOption = function (key, state, chosen) {
+  var g = this.groups[key];
+  var b = g.buttons[state.id], tip = g.tips[state.id];
+  b.parentNode.hidden = state.state === 'hidden';
+  var disabled = state.state === 'disabled';
+  b.setAttribute('aria-pressed', chosen ? 'true' : 'false');
+  b.classList.toggle('rp-option--disabled', disabled);
+  if (disabled) {
+    var reason = this.t(state.reason || 'gate.not-shown');
+    b.setAttribute('aria-disabled', 'true');
+    b.title = reason;
+    tip.textContent = reason;
+    tip.hidden = false;
+    b.setAttribute('aria-describedby', tip.id);
+  } else {
+    b.removeAttribute('aria-disabled');
+    b.removeAttribute('title');
+    b.removeAttribute('aria-describedby');
+    tip.textContent = '';
+    tip.hidden = true;
+  }
+};
+
+Playground.prototype.renderControls = function (res) {
+  var self = this;
+  this.data.model.hardware.forEach(function (hw) {
+    self.setOption('hw', { id: hw, state: 'enabled' }, hw === res.hw);
+  });
+  this.dims.slice(1).forEach(function (dim) {
+    res.dimensions[dim].forEach(function (s) { self.setOption(dim, s, s.id === res.match[dim]); });
+  });
+  res.axes.forEach(function (a) {
+    self.groups[a.axis].row.hidden = !a.visible;
+    a.options.forEach(function (o) { self.setOption(a.axis, o, a.visible && o.id === a.value); });
+  });
+  Object.keys(this.groups).forEach(function (k) {  // a card with no visible row is hidden too
+    var card = self.groups[k].row.parentNode;
+    if (card && card.getAttribute('data-card')) {
+      card.hidden = !Array.prototype.some.call(card.querySelectorAll('.rp-axis'), function (r) { return !r.hidden; });
+    }
+  });
+};
+
+Playground.prototype.renderOutput = function (res) { this.output.render(res); };
+
+Playground.prototype.writeHash = function (res) {
+  var hash = hashOf(this.dims, res);
+  this.hash = hash;
+  if (location.hash !== hash) history.replaceState(history.state, '', hash);
+  // The language switch lands on the same page with the same selection.
+  Array.prototype.forEach.call(document.querySelectorAll('a[data-recipes-lang]'), function (a) {
+    a.setAttribute('href', a.getAttribute('href').split('#')[0] + hash);
+  });
+};
