@@ -5,7 +5,7 @@ Owns what "an effect" is: picking an option changes the command (its flags, env,
 or router), a calculator's value or a check's findings. An enabled option of a visible setting
 whose pick (as the Playground makes it: an impossible combination snaps) keeps all of those is
 *idle* (``gate.no-effect``); one whose command has an error finding the current one has not is
-*refused* (``gate.refused``). The Playground greys both with their reason (playground.js
+*refused* (``gate.refused``). The Playground greys both with their reason (playground/effects.js
 mirrors ``probe_options``), and ``recipes command --format json`` lists them so. Cell
 dimensions are not probed: another option always names another cell. Must not change what
 resolve decides.

@@ -747,7 +747,7 @@ class Validator:
                 else:
                     m.cell_index[key] = i
                     # the pages and the Playground key a cell by its ids joined: ids that join
-                    # alike would give two cells one key (site.cell_anchor, playground.js)
+                    # alike would give two cells one key (site.cell_anchor, the commands page links)
                     for sep, what in (("-", "page anchor 'cell-{}'"), ("|", "Playground key '{}'")):
                         joined = sep.join(key)
                         other = joined_keys.setdefault((sep, joined), i)

@@ -627,7 +627,7 @@ class Site:
     def values(self, model_id: str) -> str:
         """The "Your values" panel: every placeholder the model's commands leave for the reader,
         what it stands for and, with JavaScript, a box that fills it into every command of the
-        page (playground.js; kept in the browser). Folded; the table explains them without
+        page (playground/values.js; kept in the browser). Folded; the table explains them without
         JavaScript."""
         from macros.engine.database import READER_TOKEN, reader_texts
         from macros.engine.schema import READER_KINDS

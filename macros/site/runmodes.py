@@ -2,7 +2,7 @@
 and an OpenAI client call against that server.
 
 Owns the three texts exactly as the pages, ``recipes command --format json`` and the Playground
-print them (``playground.js`` builds the same; the parity test compares them): the docker
+print them (``playground/render.js`` builds the same; the parity test compares them): the docker
 options a selection gets from hardware.yaml's ``containers`` (the vendor's, the shared ones, the
 published port or the host's network, the cache and token, the command's environment), the
 image and the serve command; and the port a client reaches (the router's for a PD server). Must
