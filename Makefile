@@ -5,8 +5,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8000
-# what `make check` runs: the unit tests that need no built site, browser or subprocess build
-CHECK_TESTS ?= tests/engine tests/i18n tests/cli/test_layout.py -m 'not browser' --ignore=tests/engine/test_properties.py
+# what `make check` runs: unit tests of the engine and the translators' tools that need no built
+# site, no browser and no copied database (make test runs them all)
+CHECK_TESTS ?= tests/engine/test_shell.py tests/engine/test_calculator.py \
+  tests/engine/test_flag_roles.py tests/i18n/test_i18n_paragraphs.py \
+  tests/i18n/test_i18n_terms.py tests/cli/test_layout.py
 
 .PHONY: install test check site site-zensical serve preview bench catalog catalog-check validate clean
 
