@@ -285,6 +285,10 @@ def serve(lang: str, root: Path = ROOT, host: str = "127.0.0.1", port: int = 800
                 server.error_handler = lambda code: _error_page(preview.site, code)
                 for path in preview.watched():
                     server.watch(str(path))
+                # the watcher's first look at the files is taken here, before "serving": a save
+                # made right after it is a change (serve() would start the watcher later)
+                server.observer.start()
+                server.observer.start = lambda: None
                 print(f"serving {lang} on {url} (live reload; Ctrl-C stops)", file=sys.stderr)
                 server.serve()
             finally:
