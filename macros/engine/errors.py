@@ -19,6 +19,13 @@ _HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200
                      "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
 
 
+# Characters a reader does not see that change what a check reads or how text is shown:
+# zero-width space and joiners, the word joiner, the byte-order mark (allowed only at a file's
+# start) and the bidirectional controls. Refused in the recipes' YAML (yamlfile) and in the
+# pages (the translators' checks); the one list both use.
+INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+
+
 def escape(text: str) -> str:
     """``text`` with every invisible character written as its escape (U+200B as ``\\u200b``)."""
     if not isinstance(text, str):

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from macros.engine.errors import Problem, RecipeError
+from macros.engine.errors import INVISIBLE, Problem, RecipeError
 
 try:  # the C parser is several times faster on the cell database
     _Loader = yaml.CSafeLoader
@@ -36,9 +36,6 @@ SHOWN_ALIASES = 10  # an alias bomb has dozens; the first few say what to fix
 # The characters YAML forbids (PyYAML's Reader.NON_PRINTABLE), found here to report a line:col.
 _NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
                             "\U00010000-\U0010FFFF]")
-# Characters that show as nothing (zero-width, word joiner, byte-order mark) or reorder the text
-# around them (bidi controls): in an id or a flag they make two spellings that look the same.
-INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 _PLAIN_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
 _TAG = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null")}

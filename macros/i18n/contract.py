@@ -49,7 +49,7 @@ from mkdocs.utils.meta import get_data as mkdocs_metadata
 from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 
 from macros.i18n import terms as i18n_terms
-from macros.engine.errors import Problem, RecipeError
+from macros.engine.errors import Problem, RecipeError, escape
 from macros.i18n.pages import (DOCS, ROOT, FrontMatter, display, front_matter, read_page, status, symlink_problem)
 from macros.i18n.changes import changes, matched_copy
 from macros.i18n.paragraphs import fences
@@ -102,7 +102,7 @@ class Finding:
     col: int | None = None
 
     def __post_init__(self):  # a message quotes page text: never an invisible character raw
-        object.__setattr__(self, "message", i18n_terms.escaped(self.message))
+        object.__setattr__(self, "message", escape(self.message))
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
@@ -669,7 +669,7 @@ def _from_first_difference(a: str, b: str) -> tuple[str, str]:
 
 
 def _show(value: str) -> str:
-    one = i18n_terms.escaped(value.replace("\n", " ⏎ "))
+    one = escape(value.replace("\n", " ⏎ "))
     return f"'{one[:90]}…'" if len(one) > 90 else f"'{one}'"
 
 

@@ -9,7 +9,7 @@ term must have that term's Korean form in its translation, or the English spelli
 the glossary keeps it. The register: Korean prose is 해요체; a 합니다체 ending (a syllable
 closed by ㅂ before 니다 or 니까, or 십시오) outside a heading or a title is a finding. Both checks read the
 text as a reader sees it, invisible characters removed (``visible``), so a zero-width space
-cannot hide a term or an ending; messages show such characters escaped (``escaped``). A glossary
+cannot hide a term or an ending; messages show such characters escaped (``errors.escape``). A glossary
 row may not reject its own term.
 
 Owns reading the glossary (strictly: a broken table is an error at its line), matching terms
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from macros.engine import yamlfile
-from macros.engine.errors import Problem, RecipeError
+from macros.engine.errors import INVISIBLE, Problem, RecipeError, escape
 from macros.i18n.pages import display, read_page
 from macros.i18n.paragraphs import Block, align, blocks, prose, prose_lines
 
@@ -42,29 +42,17 @@ _JONG_B = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 
 _FORMAL_WORD = re.compile(f"(?<![…가-힣])[가-힣]*(?:[{_JONG_B}]니(?:다|까)|십시오)(?![가-힣])")
 
 
-# Characters a reader does not see that change what a check reads: zero-width space, joiners,
-# word joiner, byte-order mark (kept only at a file's start, where read_page drops it), and
-# the bidirectional controls (they reorder what is shown).
-INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u200e\u200f" + \
-    "".join(map(chr, range(0x202A, 0x202F))) + "".join(map(chr, range(0x2066, 0x206A)))
-_INVISIBLE = re.compile(f"[{INVISIBLE}]")
 
 
 def visible(text: str) -> str:
     """``text`` as a reader sees it: the invisible characters removed (line breaks kept)."""
-    return _INVISIBLE.sub("", text)
-
-
-def escaped(text: str) -> str:
-    """``text`` for a message: every invisible character written as its escape (``\\u200b``),
-    so a message never carries one."""
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return INVISIBLE.sub("", text)
 
 
 def invisible_characters(text: str) -> list[tuple[int, int, str]]:
     """(line, column, character) for every invisible character of ``text``."""
     out, line, start = [], 1, 0
-    for m in _INVISIBLE.finditer(text):
+    for m in INVISIBLE.finditer(text):
         line += text.count("\n", start, m.start())
         start = m.start()
         col = m.start() - text.rfind("\n", 0, m.start())
@@ -140,9 +128,9 @@ def read_glossary(path: Path, name: str) -> list[Term]:
             seen[key] = i + 1
         rejected = tuple(r.strip() for r in row[2].split(",") if r.strip())
         kept = spellings[0] if keep else row[1]
-        if any(_INVISIBLE.search(c) for c in row):
+        if any(INVISIBLE.search(c) for c in row):
             problems.append(Problem(name, i + 1, 1, "an invisible character in the row "
-                                    f"({escaped(lines[i].strip())}); delete it"))
+                                    f"({escape(lines[i].strip())}); delete it"))
         for spelling in rejected:
             if spelling == kept:
                 problems.append(Problem(name, i + 1, 1, f"'{spelling}' is the term itself and "
@@ -199,11 +187,11 @@ def _rejected_problem(name: str, line: int | None, spelling: str, term: Term,
                       glossary: str) -> Problem:
     right = term.english[0] if term.korean is None else term.korean
     if right in spelling:  # the term is already there, inside the spelling found
-        return Problem(name, line, None, f"glossary: found '{escaped(spelling)}', which the "
+        return Problem(name, line, None, f"glossary: found '{escape(spelling)}', which the "
                        f"glossary rejects for '{term.english[0]}' although it contains the term "
                        f"{term.expected}; reword it so that only {term.expected} is left "
                        f"({glossary}:{term.line})")
-    return Problem(name, line, None, f"glossary: '{escaped(spelling)}' is not the term for "
+    return Problem(name, line, None, f"glossary: '{escape(spelling)}' is not the term for "
                    f"'{term.english[0]}'; write {term.expected} ({glossary}:{term.line})")
 
 
@@ -258,7 +246,7 @@ def page_problems(en_path: Path, ko_path: Path, docs: Path, terms: list[Term],
 
 
 def _register(name: str, line: int | None, word: str) -> Problem:
-    return Problem(name, line, None, f"register: '{escaped(word)}' is 합니다체; write 해요체 "
+    return Problem(name, line, None, f"register: '{escape(word)}' is 합니다체; write 해요체 "
                    "(…해요, …이에요, …하세요)")
 
 
