@@ -11,7 +11,7 @@ in ``database.py``, which has all files at hand. Must not do I/O.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, computed_field,
                       field_validator, model_validator)
@@ -352,8 +352,26 @@ class Api(Strict):
     tool_call_parser: NonEmpty | None = None  # a choice of --tool-call-parser; None: no tool calls
 
 
+# The CLIs that serve a model (recipes/catalog: sglang.json for the LLM server, sglang-diffusion.json
+# for the diffusion server, each with its flag history); ``sglang serve`` reaches both.
+Cli = Literal["llm", "diffusion"]
+
+
+class MediaRequest(Strict):
+    """The request a diffusion server takes, as the page's curl and client examples send it:
+    an asynchronous job (``video-job``): POST ``endpoint`` with ``body`` (its ``model`` is the
+    served name), poll ``endpoint/<id>`` until ``status`` is ``completed`` (or ``failed``),
+    then download ``endpoint/<id>/content``. The docs stand-in serves the same shape."""
+
+    kind: Literal["video-job"]
+    endpoint: str = Field(pattern=r"^/v1/[a-z][a-z0-9/_-]*[a-z0-9]$")
+    body: dict[str, Any] = Field(min_length=1)
+
+
 class ModelFile(Strict):
     id: str
+    # which CLI serves the model: its cells' flags are that CLI's, checked against its catalog
+    cli: Cli = "llm"
     name: str
     summary: str
     about: list[Fact] = []  # what the model is, above the quick start; checkpoints are added
@@ -363,7 +381,8 @@ class ModelFile(Strict):
     rounds: list[Round] = []
     enumerate: list[str] = []
     model_names: list[NameRule]
-    api: Api
+    api: Api | None = None  # an LLM's OpenAI API (validate.py: required for cli llm)
+    request: MediaRequest | None = None  # a diffusion model's request (required for diffusion)
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
     pd: PD | None = None

@@ -37,6 +37,7 @@ def _option(text: str) -> str:
 
 
 def server_port(db: Database, res: Resolution) -> str:
+    db = db.serving(db.model(res.model))  # the port role of the model's CLI
     names = db.catalog.role_flags("port")
     given = [f.value for f in res.flags if f.name in names and f.value]
     return given[-1] if given else str(db.catalog.flags[names[0]].default)
