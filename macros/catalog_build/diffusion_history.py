@@ -78,7 +78,7 @@ def snapshot(src: SourceTree) -> tuple[dict, dict]:
     # from_cli_args tries the families in this order (a weights path before a path)
     families = [{"name": f.pop("method"), "order": i, **f}
                 for i, f in enumerate(result["families"])]
-    sections = {"flags": result["serve"], "generate": result["generate"],
+    sections = {"flags": result["serve"], "generate": result["generate"], "env": result["env"],
                 "families": families, "registry": registry}
     return meta, sections
 
@@ -113,7 +113,7 @@ def catalog_document(history: dict, program: str, version: str) -> dict:
     return {
         "allow_abbrev": meta[abbrev],
         "dispatch": meta["dispatch"],
-        "env": [],
+        "env": snap["env"],
         "families": snap["families"],
         "flags": [{k: v for k, v in f.items() if k not in HISTORY_ONLY_KEYS}
                   for f in snap[section]],

@@ -75,6 +75,8 @@ class Source(str, Enum):
 Arch = Literal[
     "blackwell",  # SM100/103 data-centre parts and the SM120/121 workstation ones (tell by sm)
     "hopper",
+    "ada",  # SM89 cards (RTX 4090, RTX 6000 Ada …)
+    "ampere",  # SM86 cards (RTX 3090, RTX 3060)
     "cdna3",  # MI300X (gfx942)
     "cdna4",
     "ascend",
