@@ -13,6 +13,9 @@ MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
                 if p.is_dir() and p.name != "catalog")
 _INFO = {m: yaml.safe_load((ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8"))
          for m in MODELS}
+# Models that publish benchmark results (benchmarks.yaml, optional): the results' pages are
+# tested on these; a model without the file has no results to show.
+BENCHMARKED = [m for m in MODELS if (ROOT / "recipes" / m / "benchmarks.yaml").is_file()]
 # Models that declare calculators: their properties are tested on these.
 CALCULATED = [m for m in MODELS if _INFO[m].get("calculators")]
 # Models whose calculators read a request length: the avg_len inputs are tested on these.
