@@ -25,9 +25,9 @@ from macros.engine.selection import Selection
 NODE = shutil.which("node")
 
 
-def _refusal(db, flag: str) -> str:
-    """What the pinned catalog says of BRANCH_VALUE for ``flag``."""
-    return value_problem(db.catalog.flags[flag], (BRANCH_VALUE,))
+def _refusal(db, flag: str, model_id: str) -> str:
+    """What the pinned catalog of the model's CLI says of BRANCH_VALUE for ``flag``."""
+    return value_problem(db.serving(db.model(model_id)).catalog.flags[flag], (BRANCH_VALUE,))
 
 
 def _resolve_first_cell(db, model_id: str):
@@ -61,7 +61,7 @@ def test_an_unlisted_value_in_a_cell_is_a_load_error_naming_the_valid_choices(db
         load_database(recipes_copy)
     [problem] = exc.value.problems
     assert problem.file == f"recipes/{model_id}/cells.yaml"
-    assert problem.message == _refusal(db, flag)
+    assert problem.message == _refusal(db, flag, model_id)
 
 
 def test_recipes_check_accepts_the_value_for_its_model_only(branch):
@@ -71,7 +71,7 @@ def test_recipes_check_accepts_the_value_for_its_model_only(branch):
     assert [f.rule for f in check_text(db, text, model_id=model_id)
             if f.severity.value == "error"] == []
     [bad] = [f for f in check_text(db, text, model_id=twin) if f.severity.value == "error"]
-    assert (bad.rule, bad.message, bad.flags) == ("catalog.bad-value", _refusal(db, flag), [flag])
+    assert (bad.rule, bad.message, bad.flags) == ("catalog.bad-value", _refusal(db, flag, model_id), [flag])
 
 
 def test_recipes_check_without_model_takes_the_model_its_served_name_names(branch):
@@ -136,4 +136,4 @@ def test_the_playground_accepts_the_value_for_its_model_only(branch, tmp_path):
     res = _resolve_first_cell(db, model_id)
     assert got["with"]["rules"] == sorted({d.rule for d in res.diagnostics})
     assert "catalog.bad-value" not in got["with"]["rules"]
-    assert ["error", "catalog.bad-value", _refusal(db, flag)] in got["without"]["diagnostics_en"]
+    assert ["error", "catalog.bad-value", _refusal(db, flag, model_id)] in got["without"]["diagnostics_en"]

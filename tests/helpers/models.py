@@ -51,7 +51,8 @@ def unused_choice_flag(db, model_id: str) -> str:
     """A one-value flag with choices that no file of the model names, so no rule reads it."""
     text = "".join(p.read_text(encoding="utf-8")
                    for p in sorted((ROOT / "recipes" / model_id).glob("*.yaml")))
-    return next(name for name, spec in sorted(db.catalog.flags.items())
+    catalog = db.serving(db.model(model_id)).catalog  # the CLI that serves the model
+    return next(name for name, spec in sorted(catalog.flags.items())
                 if spec.choices and spec.nargs is None and spec.takes_value
                 and BRANCH_VALUE not in spec.choices and name not in text)
 
