@@ -234,8 +234,9 @@ def cmd_check(args) -> int:
                                    "a command must look like; check takes dimensions and "
                                    "settings only")])
     from macros.checkdocs.cli import check
+    from macros.report import bounded
 
-    return check(db, args, sources, _context_args(args)[0])
+    return check(db, args, sources, _context_args(args)[0], bounded)
 
 
 def _calculator_arg(model, given: str | None):

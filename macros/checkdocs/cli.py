@@ -30,7 +30,9 @@ def add_arguments(s) -> None:
                    help="print what --fix would change as a unified diff; write nothing")
 
 
-def check(db, args, texts: list[tuple[str, str]], context: dict[str, str]) -> int:
+def check(db, args, texts: list[tuple[str, str]], context: dict[str, str],
+          bounded=lambda lines: lines) -> int:
+    """``bounded`` shapes the text report (``macros.report.bounded``, a layer above)."""
     from macros.engine.errors import Problem, RecipeError
 
     if (args.fix or args.diff) and not args.paths:
@@ -62,8 +64,6 @@ def check(db, args, texts: list[tuple[str, str]], context: dict[str, str]) -> in
         for line in output.github_lines(findings):
             print(line)
     else:
-        from macros.report import bounded
-
         for line in bounded(output.text_lines(findings)):
             print(line)
         warnings = sum(1 for f in report.findings if f.severity == "warning")

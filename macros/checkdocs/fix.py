@@ -208,7 +208,7 @@ def write(changes: list[Change]) -> None:
         elif not os.path.exists(c.path):
             problems.append(Problem(c.path, None, None, "no longer exists: it was removed "
                                     "after it was read; nothing was written"))
-        elif not os.access(c.path, os.W_OK):
+        elif not os.access(c.path, os.W_OK) or not os.stat(c.path).st_mode & 0o222:
             problems.append(Problem(c.path, None, None, "is read-only: --fix cannot write "
                                     "it; nothing was written (make it writable, or see the "
                                     "change with --diff)"))
