@@ -208,8 +208,19 @@ class Catalog:
         return default
 
     def canonical(self, written: str) -> str | None:
+        """The name ``written`` stands for: the flag's own name for an alias; a ``--no-X``
+        form of a ``BooleanOptionalAction`` flag stays itself (it sets X false, so a rule
+        that asks for ``--X`` must not see it)."""
         hit = self._names.get(written)
-        return hit[0].name if hit else None
+        if hit is None:
+            return None
+        return written if hit[1] == "negated" else hit[0].name
+
+    def dest(self, written: str) -> str:
+        """The flag ``written`` sets, whatever its spelling (``--no-X`` and ``--X`` both set
+        X): two words with one dest are one setting, the later one wins."""
+        hit = self._names.get(written)
+        return hit[0].name if hit else written
 
     def stock_read(self, name: str) -> str | None:
         """How the release reads environment variable ``name`` (words that follow "read"),

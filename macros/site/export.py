@@ -106,7 +106,7 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
     flags = {}
     for name in names:
         hit = catalog.lookup(name)
-        spec = hit.spec if hit.kind in ("exact", "alias") else None
+        spec = hit.spec if hit.kind in ("exact", "alias", "negated") else None
         if spec is None:
             continue
         flags[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
@@ -115,6 +115,8 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
                        "deprecated": spec.deprecated, "default": spec.default,
                        "action": spec.action,
                        "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
+        if hit.kind == "negated":  # --no-X sets X false: one setting with X (resolve.splice)
+            flags[name]["negates"] = spec.name
     return {"flags": flags, "env": sorted(n for n in env_names if n in catalog.env),
             "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
                                if n in catalog.deprecated_env}}
