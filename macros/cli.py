@@ -198,6 +198,17 @@ def cmd_check(args) -> int:
     from macros.engine.check import check_text
     from macros.engine.yamlfile import read_text
 
+    if args.list_rules:
+        from macros.engine.check_rules import RULES, markdown
+
+        if args.format == "json":
+            print(json.dumps({"rules": [{"id": r.id, "severity": r.severity, "means": r.means,
+                                         "example": r.example, "fix": r.fix} for r in RULES]},
+                             ensure_ascii=False, indent=2))
+        else:
+            print(markdown(), end="")
+        return EXIT_OK
+
     def place(text: str, i: int) -> tuple[int, int]:
         return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
 
@@ -236,7 +247,11 @@ def cmd_check(args) -> int:
     context = _context_args(args)[0]
     out = []
     for name, text in sources:
-        for f in check_text(db, text, model_id=args.model, sglang=args.sglang, **context):
+        # a --config FILE is read beside the checked file, or where the command line runs
+        base = None if name == "<stdin>" else Path(name).parent if name != "<command line>" \
+            else Path.cwd()
+        for f in check_text(db, text, model_id=args.model, sglang=args.sglang, base_dir=base,
+                            **context):
             out.append((name, f))
     errors = sum(1 for _, f in out if f.severity.value == "error")
     if args.format == "json":
@@ -501,6 +516,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="judge server flags as this sglang release parses them (a release of "
                         "recipes/catalog/sglang-history.json; default: the pinned one)")
     s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--list-rules", action="store_true",
+                   help="print the checker's rules (id, severity, meaning, example, fix) as "
+                        "the README's Markdown table, or as JSON with --format json")
     s.add_argument("words", nargs=argparse.REMAINDER, help="-- COMMAND (words or one string)")
     s.set_defaults(func=cmd_check)
 

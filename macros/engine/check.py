@@ -26,12 +26,14 @@ the docker and curl findings are the part to move out once ``Finding`` lives bel
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from macros.engine import docker, programs, shellvalues
+from macros.engine import check_config, docker, programs, shellvalues
 from macros.engine.conditions import attr as _attr, equalities
 from macros.engine.catalog import Catalog
 from macros.engine.model import Database
@@ -91,6 +93,10 @@ class Command:
     chained: list[tuple[str, str, int, bool]] = field(default_factory=list)
     substitutions: list[tuple[str, int]] = field(default_factory=list)  # (word, its line)
     tool: Program | None = None  # the registered program (programs.py) that starts it
+    # flags its --config file gives: name -> (the file as written, the key's line there)
+    from_config: dict[str, tuple[str, int]] = field(default_factory=dict)
+    config_unread: str | None = None  # the --config file that is not beside the text
+    config_count: int = 0  # how many of ``flags`` (the first ones) the --config file gave
 
 
 @dataclass
@@ -692,14 +698,17 @@ def model_values(model: Model | None) -> dict[str, dict[str, str | None]]:
 
 
 def check_text(db: Database, text: str, *, model_id: str | None = None,
-               sglang: str | None = None, **context: str) -> list[Finding]:
+               sglang: str | None = None, base_dir: str | os.PathLike | None = None,
+               **context: str) -> list[Finding]:
     """Check every command in ``text`` in the given context (cell dimensions and Playground
     settings by id, e.g. ``hw="b300"``); unknown context skips rules that need it. The rules of
     ``model_id`` apply, else those of the only model, else those of the model each command
     names (``_named_models``). Each command is judged by its own program's parser
     (``programs.py``) as sglang ``sglang`` (a release of the flag history) has it; the pinned
     release when it is None. A shell error is reported and the next command is read on; the
-    same abbreviation, and the model no command names, are said once per text."""
+    same abbreviation, and the model no command names, are said once per text. A server's
+    ``--config FILE`` is read from ``base_dir`` (the checked file's folder), its options
+    checked as flags; without the file a note says so once."""
     release = db.catalog.version if sglang is None else _release_catalog(db, sglang).version
     context = {k: v for k, v in context.items() if v is not None}
     fixed = db.model(model_id) if model_id else (next(iter(db.models.values()))
@@ -730,6 +739,10 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
                               f"no command of {', '.join(programs.names())} and no curl "
                               "command found", [], 1)]
     catalogs = [parser(cmd.tool) if cmd.tool is not None else db.catalog for cmd in commands]
+    for cmd, catalog in zip(commands, catalogs):
+        for f in _read_config(cmd, catalog, Path(base_dir) if base_dir is not None else None):
+            if f.rule != "check.config-unread" or all(g.rule != f.rule for g in raw):
+                raw.append(f)  # a file not beside the text is said once
     absent = {id(t) for t in missing}
     all_flags = [_canonical_flags(cmd, catalog) for cmd, catalog in zip(commands, catalogs)]
     models, unsure = ([fixed] * len(commands), {}) if fixed is not None else \
@@ -798,6 +811,8 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         for f in found:
             lines = [cmd.flag_lines[n] for n in f.flags if n in cmd.flag_lines]
             f.line = f.line or (lines[0] if lines else cmd.line)  # the rule's first flag
+            if not _config_finding(cmd, f):
+                continue
             key = _said_once(f)
             if key is not None:
                 if key in said:
@@ -807,6 +822,47 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     return out
 
 
+def _read_config(cmd: Command, catalog: Catalog, base: Path | None) -> list[Finding]:
+    """Put the options of a server's ``--config FILE`` in front of its flags, as SGLang's
+    merger does; what keeps the server from reading the file is an error, a file not beside
+    the checked text a note."""
+    given = next((v for n, v in cmd.flags if n == "--config"), None)
+    if cmd.tool is None or not cmd.tool.config or not given:
+        return []
+    line = cmd.flag_lines.get("--config", cmd.line)
+    path = check_config.locate(given[0], base)
+    if path is None:
+        cmd.config_unread = given[0]
+        return [Finding(Severity.info, "check.config-unread",
+                        f"--config {given[0]}: the file is not beside the checked text, so "
+                        "the options it gives (the model too) were not checked", ["--config"],
+                        line)]
+    config = check_config.read(path, given[0], catalog)
+    cmd.flags[0:0] = [(name, values) for name, values, _ in config.args]
+    cmd.config_count = len(config.args)
+    for name, _, key_line in config.args:
+        spec = catalog.lookup(name).spec
+        for known in {name, spec.name if spec is not None else name}:
+            cmd.from_config.setdefault(known, (given[0], key_line))
+            cmd.flag_lines.setdefault(known, line)
+    return [Finding(Severity.error, "check.config", f"--config {given[0]}, line {key_line}: "
+                    f"{why}", ["--config"], line) for key_line, why in config.problems]
+
+
+def _config_finding(cmd: Command, f: Finding) -> bool:
+    """Whether to keep ``f`` of a command with ``--config``: the file's options come first
+    and the command's own win (no repeated flag), a file not read may name the model; a
+    finding about one of the file's options says which key gave it."""
+    if cmd.config_unread and f.rule == "catalog.missing-model":
+        return False
+    if f.rule == "catalog.repeated-flag" and any(n in cmd.from_config for n in f.flags):
+        return False
+    origin = cmd.from_config.get(f.flags[0]) if f.flags else None
+    if origin is not None and all(n != f.flags[0] for n, _ in cmd.flags[cmd.config_count:]):
+        f.message += f" (from --config {origin[0]}, line {origin[1]})"
+    return True
+
+
 def _said_once(f: Finding) -> tuple[str, ...] | None:
     """The key of a finding a text says once however many commands repeat it: the same
     abbreviation, the same deprecated program, no model to tell."""
@@ -814,6 +870,8 @@ def _said_once(f: Finding) -> tuple[str, ...] | None:
         return (f.rule, *f.flags)
     if f.rule == "check.deprecated-program":
         return (f.rule, f.message)
+    if f.rule == "check.config-unread":
+        return (f.rule,)
     return None
 
 
@@ -855,11 +913,34 @@ def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str 
         return out, None
     rule = next((r for r in rules if r.image == run.image), None)
     if rule is None:
+        official = _official_release(db, run.image)
+        if official is not False:  # a release image of a repository the recipes use
+            return out, official
         out.append(Finding(Severity.error, "docker.foreign-image", f"image {run.image} is none "
                            f"of {whose} docker_images ({', '.join(images)})", [],
                            run.image_line))
         return out, None
     return out, (db.releases.resolve(rule.sglang) if rule.sglang else None)
+
+
+_RELEASE_TAG = re.compile(r"v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:-.*)?")
+
+
+def _official_release(db: Database, image: str) -> str | bool:
+    """For an image of a repository some model's ``docker_images`` pulls from (the official
+    ``lmsysorg/sglang``, say): the release its tag names (``v0.5.23-cu129``: 0.5.23;
+    ``latest``: the newest); False for an image of any other repository or a tag that names
+    no release of the flag history (a build of the recipes' own is named in docker_images)."""
+    repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] \
+        else (image, "", "latest")
+    used = {r.image.rsplit(":", 1)[0] for m in db.models.values()
+            for r in m.info.docker_images}
+    if repository not in used:
+        return False
+    if tag == "latest":
+        return db.releases.newest
+    m = _RELEASE_TAG.fullmatch(tag)
+    return m.group(1) if m and m.group(1) in db.releases.order else False
 
 
 def _read_option(db: Database, text: str) -> list[tuple[str, str | None]]:

@@ -52,6 +52,7 @@ class Program:
     claims: Callable[[Sequence[str]], bool] | None = None
     notice: Callable[[Any, str], str | None] | None = None
     family: str = ""  # programs that are one tool under several names (a module that moved)
+    config: bool = False  # reads SGLang's --config FILE (prepare_server_args merges it)
 
 
 PROGRAMS: list[Program] = []
@@ -179,9 +180,9 @@ def _module(name: str) -> tuple[str, ...]:
 
 def _defaults() -> None:
     register(Program("sglang serve", (("sglang", "serve"),), SERVER,
-                     lambda db, r: server_catalog(db, r), positional_model=True))
+                     lambda db, r: server_catalog(db, r), positional_model=True, config=True))
     register(Program("python3 -m sglang.launch_server", (_module("sglang.launch_server"),),
-                     SERVER, lambda db, r: server_catalog(db, r)))
+                     SERVER, lambda db, r: server_catalog(db, r), config=True))
     register(Program("python3 -m sglang_router.launch_router",
                      (_module("sglang_router.launch_router"),), ROUTER,
                      lambda db, r: db.router_catalog))
