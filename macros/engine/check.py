@@ -863,16 +863,20 @@ def _config_finding(cmd: Command, f: Finding) -> bool:
     return True
 
 
-def _said_once(f: Finding) -> tuple[str, ...] | None:
-    """The key of a finding a text says once however many commands repeat it: the same
-    abbreviation, the same deprecated program, no model to tell."""
+def once_key(f) -> tuple[str, ...] | None:
+    """The key of a finding a text (or a file of many blocks) says once however many commands
+    repeat it: the same abbreviation, the same deprecated program, no model to tell, a config
+    file not there; None for any other finding."""
     if f.rule == "catalog.abbreviated-flag":
         return (f.rule, *f.flags)
     if f.rule == "check.deprecated-program":
         return (f.rule, f.message)
-    if f.rule == "check.config-unread":
+    if f.rule in ("check.config-unread", "check.model-unknown"):
         return (f.rule,)
     return None
+
+
+_said_once = once_key
 
 
 def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str | None,
