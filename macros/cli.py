@@ -197,15 +197,10 @@ def _command_errors(db, model, res) -> int:
 def cmd_check(args) -> int:
     from macros.engine.yamlfile import read_text
 
-    if args.list_rules:
-        from macros.engine.check_rules import RULES, markdown
+    if args.list_rules:  # the README's rules table (or JSON)
+        from macros.engine.check_rules import render
 
-        if args.format == "json":
-            print(json.dumps({"rules": [{"id": r.id, "severity": r.severity, "means": r.means,
-                                         "example": r.example, "fix": r.fix} for r in RULES]},
-                             ensure_ascii=False, indent=2))
-        else:
-            print(markdown(), end="")
+        print(render(args.format), end="")
         return EXIT_OK
 
     def place(text: str, i: int) -> tuple[int, int]:
@@ -491,9 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sglang", metavar="VERSION",
                    help="judge server flags as this sglang release parses them (a release of "
                         "recipes/catalog/sglang-history.json; default: the pinned one)")
-    s.add_argument("--list-rules", action="store_true",
-                   help="print the checker's rules (id, severity, meaning, example, fix) as "
-                        "the README's Markdown table, or as JSON with --format json")
+    s.add_argument("--list-rules", action="store_true", help="print the checker's rules")
     s.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or folders of docs: Markdown, MDX, reStructuredText, notebooks, "
                         "shell scripts (folders are walked, .gitignore respected); after them, "

@@ -9,6 +9,7 @@ findings (``check.py``, ``shell.py``, ``check_config.py`` do).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 
@@ -149,3 +150,13 @@ def markdown() -> str:
         lines.append(f"| `{rule.id}` | {rule.severity} | {_cell(rule.means)} | "
                      f"{_code(rule.example)} | {_cell(rule.fix)} |")
     return "\n".join(lines) + "\n"
+
+
+def render(fmt: str) -> str:
+    """The rules as ``recipes check --list-rules`` prints them: the Markdown table, or JSON
+    (``--format json``)."""
+    if fmt != "json":
+        return markdown()
+    return json.dumps({"rules": [{"id": r.id, "severity": r.severity, "means": r.means,
+                                  "example": r.example, "fix": r.fix} for r in RULES]},
+                      ensure_ascii=False, indent=2) + "\n"
