@@ -178,9 +178,8 @@ def cmd_command(args) -> int:
             print()
             print(f"# {db.t(args.lang, 'ui.router')}")
             print(router)
-        for c in res.caveats:  # what the chosen release changes or refuses, beside the command
-            if c.kind == "release" or (c.kind == "migrated" and args.sglang):
-                print(f"note: {render.text(db, model, c.text, args.lang)}", file=sys.stderr)
+        for c in (c for c in res.caveats if c.kind == "release"):  # a chosen release's notes
+            print(f"note: {render.text(db, model, c.text, args.lang)}", file=sys.stderr)
     return _command_errors(db, model, res)
 
 
@@ -489,9 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     selection(s)
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--format", choices=["text", "json"], default="text")
-    s.add_argument("--sglang", metavar="VERSION",
-                   help="spell the command for this sglang release (0.5.12 to 0.5.23, or "
-                        "latest); default: the release of the cell's image")
+    s.add_argument("--sglang", metavar="VERSION", help="spell it for this release (or latest)")
     s.set_defaults(func=cmd_command)
 
     s = sub.add_parser("check", help="check commands against the catalog and the rules")

@@ -82,8 +82,9 @@ def reproduce(workload: BenchWorkload, row: BenchRow, prompts: int, model_name: 
               Flag("--random-output-len", (str(row.osl),)),
               Flag("--random-range-ratio", (str(workload.random_range_ratio),)),
               Flag("--num-prompts", (str(prompts),)),
-              Flag("--max-concurrency", (str(row.concurrency),)),
-              Flag("--warmup-requests", (str(workload.warmup_requests),))]
+              Flag("--max-concurrency", (str(row.concurrency),))]
+    if workload.warmup_requests is not None:
+        flags.append(Flag("--warmup-requests", (str(workload.warmup_requests),)))
     return flags + ([Flag("--flush-cache")] if workload.flush_cache else [])
 
 

@@ -78,7 +78,10 @@ class Model:
 def _flag_problem(name: str, catalog: Catalog) -> str:
     """Why ``name``, which is not exactly a flag of ``catalog``, cannot be written."""
     hit = catalog.lookup(name)
-    if hit.kind in ("alias", "negated"):
+    if hit.kind == "negated":
+        return (f"'{name}' is the negation of '{hit.spec.name}': it sets it false and takes "
+                "no value")
+    if hit.kind == "alias":
         return (f"flag '{name}' is an alias; write '{hit.spec.name}' so every command spells "
                 "it one way")
     if hit.kind == "abbreviated":

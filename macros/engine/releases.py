@@ -131,10 +131,11 @@ class Releases:
         return self._accepts[key]
 
     def _spec(self, version: str, name: str) -> FlagSpec | None:
-        """The flag as argparse in ``version`` reads ``name``: by its name or an alias (0.5.13
-        knows --tp-size as an alias of --tensor-parallel-size)."""
+        """The flag as argparse in ``version`` reads ``name``: by its name, an alias (0.5.13
+        knows --tp-size as an alias of --tensor-parallel-size) or its ``--no-`` form (a
+        release where the flag is a BooleanOptionalAction)."""
         hit = self.catalog(version).lookup(name)
-        return hit.spec if hit.kind in ("exact", "alias") else None
+        return hit.spec if hit.kind in ("exact", "alias", "negated") else None
 
     def _mask(self, flag: Flag, branch: dict | None) -> int:
         """The releases that accept ``flag``, one bit per release (oldest first); a flag

@@ -830,7 +830,7 @@ def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nod
         at = len(st.toks) if last is None else last + 1
         st.toks = st.toks[:at] + [_Tok(f, "sel") for f in new] + st.toks[at:]
     elif strip or new:
-        st.toks = _splice(st.toks, set(strip), new, _listen_flags(st.db))
+        st.toks = _splice(st.toks, set(strip), new, _listen_flags(st.db), st.db.catalog.dest)
     if env or strip_env:
         _edit_env(st, env, strip_env)
     for h in hints:
@@ -854,26 +854,32 @@ def _listen_flags(db: Database) -> frozenset[str]:
     return frozenset(db.catalog.role_flags("host") + db.catalog.role_flags("port"))
 
 
-def _splice(toks: list[_Tok], strip: set[str], new: list[Flag],
-            listen: Collection[str]) -> list[_Tok]:
+def _splice(toks: list[_Tok], strip: set[str], new: list[Flag], listen: Collection[str],
+            dest=None) -> list[_Tok]:
     """Stripped flags make room: added flags of a stripped name take the first stripped flag's
     place as a block; an added flag whose name is already present replaces it where it is;
-    the rest go before the first flag of ``listen`` (where the server listens)."""
-    block = [f for f in new if f.name in strip]
-    rest = [f for f in new if f.name not in strip]
-    present = {t.flag.name for t in toks}
-    if present.isdisjoint(strip) and present.isdisjoint([f.name for f in rest]):
+    the rest go before the first flag of ``listen`` (where the server listens). Names compare by ``dest`` (the flag a word sets, so
+    ``--no-X`` and ``--X`` are one setting: stripping one strips the other, adding one
+    replaces the other)."""
+    if dest is None:
+        def dest(name: str) -> str:
+            return name
+    strip = {dest(n) for n in strip}
+    block = [f for f in new if dest(f.name) in strip]
+    rest = [f for f in new if dest(f.name) not in strip]
+    present = {dest(t.flag.name) for t in toks}
+    if present.isdisjoint(strip) and present.isdisjoint([dest(f.name) for f in rest]):
         # the common edit, nothing to take out or replace: the new flags go in as one block
         at = next((i for i, t in enumerate(toks) if t.flag.name in listen), len(toks))
         return toks[:at] + [_Tok(f, "sel") for f in block + rest] + toks[at:]
     waiting: dict[str, list[int]] = {}
     for i, f in enumerate(rest):
-        waiting.setdefault(f.name, []).append(i)
+        waiting.setdefault(dest(f.name), []).append(i)
     out: list[_Tok] = []
     placed = False
     used: set[int] = set()
     for t in toks:
-        name = t.flag.name
+        name = dest(t.flag.name)
         if name in strip:
             if not placed:
                 out.extend(_Tok(f, "sel") for f in block)
@@ -1150,7 +1156,8 @@ def _effective(st: _State, flags: list[Flag]) -> list[EffectiveValue]:
                 break
         if tok is not None:
             name = tok.flag.name
-            value = tok.flag.value if names[name] else "on"
+            reads = names[name]  # True: a value; False: on when given; "off": a --no- form
+            value = tok.flag.value if reads is True else "off" if reads == "off" else "on"
             value = next((f.value for f in flags if f.name == name), value) \
                 if value and is_placeholder(value) else value
             pinned = tok.origin == "cell" and name in st.cell.pins
@@ -1192,6 +1199,8 @@ def _knob_plan(st: _State) -> tuple:
             for n in ([knob.flag] if knob.flag else []) + knob.also:
                 spec = catalog.lookup(n).spec
                 names.setdefault(n, spec is None or spec.takes_value)
+                for negation in spec.negations if spec is not None else ():
+                    names.setdefault(negation, "off")
             spec = catalog.flags.get(knob.flag) if knob.flag else None
             default = None if spec is None else spec.default
             if spec is not None and not spec.takes_value:

@@ -531,7 +531,8 @@ class BenchWorkload(Strict):
     # the datasets whose requests have exactly the row's lengths (at a range ratio of 1.0)
     dataset: Literal["random", "random-ids"]
     random_range_ratio: float = Field(ge=0, le=1, allow_inf_nan=False)
-    warmup_requests: int = Field(ge=0, le=1_000_000)
+    # None: the command leaves --warmup-requests out (bench_serving's own default ran)
+    warmup_requests: int | None = Field(default=None, ge=0, le=1_000_000)
     flush_cache: bool
 
 

@@ -137,7 +137,7 @@ class Validator:
 
     def flag_name(self, doc: str, path: tuple, name: str, catalog: Catalog | None = None) -> None:
         catalog = catalog or self.catalog
-        if catalog.lookup(name).kind != "exact":
+        if catalog.lookup(name).kind not in ("exact", "negated"):
             self.out.add(self.docs[doc], path, _flag_problem(name, catalog))
 
     def flag_text(self, doc: str, path: tuple, text: str, *, one: bool = True,
@@ -224,11 +224,13 @@ class Validator:
         """The values a condition sees for flag ``name`` (its first value; a flag without a
         value reads as 'true'), or why the name is wrong. Cells hold server flags only."""
         catalogs = (self.catalog,) if of_cell else (self.catalog, self.router)
-        spec = next((c.flags[name] for c in catalogs if c.lookup(name).kind == "exact"), None)
+        hit = next((h for c in catalogs if (h := c.lookup(name)).kind in ("exact", "negated")),
+                   None)
+        spec = hit.spec if hit is not None else None
         if spec is None:
             return _flag_problem(name, self.catalog)
         D, what = condition_check.Domain, f"flag '{name}'"
-        if not spec.takes_value:
+        if not spec.takes_value or hit.kind == "negated":
             return D(what, ("true",), note="a flag without a value reads as 'true'; test that it "
                      "is absent with 'lacks'")
         added = tuple(self.m.info.branch_values.get(name, {})) \

@@ -107,7 +107,7 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
     flags = {}
     for name in names:
         hit = catalog.lookup(name)
-        spec = hit.spec if hit.kind in ("exact", "alias") else None
+        spec = hit.spec if hit.kind in ("exact", "alias", "negated") else None
         if spec is None:
             continue
         flags[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
@@ -116,7 +116,14 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
                        "deprecated": spec.deprecated, "default": spec.default,
                        "action": spec.action,
                        "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
-    return {"flags": flags, "env": sorted(n for n in env_names if n in catalog.env),
+        if hit.kind == "negated":  # --no-X sets X false: one setting with X (resolve.splice)
+            flags[name]["negates"] = spec.name
+    # each flag bounded by another (catalog.below_problems): the bound, why, strictly below,
+    # and the bounding flag's default (it counts when the command leaves that flag out)
+    below = {name: [other, means, strict, catalog.flags[other].default]
+             for name, (other, means, strict) in sorted(catalog.below.items()) if name in flags}
+    return {"flags": flags, "below": below,
+            "env": sorted(n for n in env_names if n in catalog.env),
             "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
                                if n in catalog.deprecated_env}}
 

@@ -100,9 +100,9 @@ def expected_reproduce(model, run, row, prompts: int) -> str:
              f"  --port {port}", f"  --model {run.command.model_name}",
              f"  --dataset-name {w.dataset}", f"  --random-input-len {row.isl}",
              f"  --random-output-len {row.osl}", f"  --random-range-ratio {w.random_range_ratio}",
-             f"  --num-prompts {prompts}", f"  --max-concurrency {row.concurrency}",
-             f"  --warmup-requests {w.warmup_requests}"] + \
-        (["  --flush-cache"] if w.flush_cache else [])
+             f"  --num-prompts {prompts}", f"  --max-concurrency {row.concurrency}"] + \
+        ([f"  --warmup-requests {w.warmup_requests}"] if w.warmup_requests is not None else []) \
+        + (["  --flush-cache"] if w.flush_cache else [])
     return " \\\n".join(lines)
 
 
@@ -266,11 +266,24 @@ def test_a_rows_own_prompt_count_wins_over_the_files(recipes_copy, model):
 @pytest.mark.parametrize("model", MODELS)
 def test_the_cache_flush_is_left_out_when_the_workload_does_not_flush(recipes_copy, model):
     edit_bench(recipes_copy, model, lambda d: d["workload"].update(flush_cache=False))
+    copy = load_database(recipes_copy)
+    page = Site(copy, "en").benchmarks(model)
+    commands = [code for b in result_blocks(page) for _, code in fences(b)
+                if "bench_serving" in code]
+    warmup = copy.model(model).benchmarks.workload.warmup_requests  # the model's own workload
+    last = "  --max-concurrency" if warmup is None else f"  --warmup-requests {warmup}"
+    assert commands and all(c.rsplit("\n", 1)[-1].startswith(last) for c in commands)
+    assert not any("--flush-cache" in c for c in commands)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_workload_without_warmup_requests_leaves_the_argument_out(recipes_copy, model):
+    """A run on bench_serving's own warm-up default declares none; its commands say none."""
+    edit_bench(recipes_copy, model, lambda d: d["workload"].pop("warmup_requests", None))
     page = Site(load_database(recipes_copy), "en").benchmarks(model)
     commands = [code for b in result_blocks(page) for _, code in fences(b)
                 if "bench_serving" in code]
-    assert commands and all(c.endswith("  --warmup-requests 64") for c in commands)
-    assert not any("--flush-cache" in c for c in commands)
+    assert commands and not any("--warmup-requests" in c for c in commands)
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -303,35 +316,50 @@ def test_an_unknown_release_is_a_load_error_with_the_histories_releases(recipes_
         f"'v0.5.18' (the flag history's: did you mean '0.5.18'? known: {RELEASES})"]
 
 
-def release_round(db, model: str, data: dict) -> int:
-    """The first result whose round ran a release of the flag history."""
+def release_round(recipes: Path, db, model: str, rows: bool = False) -> int:
+    """The first result whose round ran a release of the flag history; a model whose results
+    all ran branch builds gets one in the copy: its first result with rows, on a round of the
+    release its first row's command is written for (valid data either way)."""
     rounds = {r.id: r.version for r in db.model(model).info.rounds}
-    return first_index(data, lambda r: r.get("round") and r.get("sglang")
-                       and r["sglang"] in rounds[r["round"]])
+    data = yaml.safe_load((recipes / model / "benchmarks.yaml").read_text())
+    found = [i for i, r in enumerate(data["results"]) if r.get("round") and r.get("sglang")
+             and r["sglang"] in rounds[r["round"]] and (r.get("rows") or not rows)]
+    if found:
+        return found[0]
+    release = db.catalog.version
+    edit_yaml(recipes / model / "model.yaml", lambda d: d["rounds"].append(
+        {"id": "test-release", "version": f"v{release}", "sglang": release}))
+    i = first_index(data, lambda r: r.get("rows"))
+    edit_bench(recipes, model, lambda d: d["results"][i].update(round="test-release",
+                                                               sglang=release))
+    return i
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_release_other_than_its_rounds_is_a_load_error(recipes_copy, db, model):
-    path = recipes_copy / model / "benchmarks.yaml"
-    i = release_round(db, model, yaml.safe_load(path.read_text()))
-    edit_bench(recipes_copy, model, lambda d: d["results"][i].update(sglang="0.5.23"))
-    result = db.model(model).benchmarks.results[i]
-    version = next(r.version for r in db.model(model).info.rounds if r.id == result.round)
+    i = release_round(recipes_copy, db, model)
+    other = next(v for v in reversed(db.releases.order)
+                 if v != yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
+                 ["results"][i]["sglang"])
+    edit_bench(recipes_copy, model, lambda d: d["results"][i].update(sglang=other))
+    copy = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
+    rounds = yaml.safe_load((recipes_copy / model / "model.yaml").read_text())["rounds"]
+    version = next(r["version"] for r in rounds if r["id"] == copy["round"])
     assert load_messages(recipes_copy) == [
-        f"{position(recipes_copy, model, ('results', i, 'sglang'))}: round '{result.round}' "
-        f"ran SGLang {version}, not release 0.5.23"]
+        f"{position(recipes_copy, model, ('results', i, 'sglang'))}: round '{copy['round']}' "
+        f"ran SGLang {version}, not release {other}"]
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_result_in_a_round_that_ran_a_release_must_name_it(recipes_copy, db, model):
-    path = recipes_copy / model / "benchmarks.yaml"
-    i = release_round(db, model, yaml.safe_load(path.read_text()))
+    i = release_round(recipes_copy, db, model)
+    result = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
     edit_bench(recipes_copy, model, lambda d: d["results"][i].pop("sglang"))
-    result = db.model(model).benchmarks.results[i]
-    version = next(r.version for r in db.model(model).info.rounds if r.id == result.round)
+    rounds = yaml.safe_load((recipes_copy / model / "model.yaml").read_text())["rounds"]
+    version = next(r["version"] for r in rounds if r["id"] == result["round"])
     assert load_messages(recipes_copy) == [
-        f"{position(recipes_copy, model, ('results', i, 'round'))}: round '{result.round}' "
-        f"ran SGLang {version}: name its release with 'sglang: {result.sglang}'"]
+        f"{position(recipes_copy, model, ('results', i, 'round'))}: round '{result['round']}' "
+        f"ran SGLang {version}: name its release with 'sglang: {result['sglang']}'"]
 
 
 def _extra_refused(recipes_copy, model: str, key: str, value: str) -> tuple[str, list[str]]:
@@ -403,17 +431,17 @@ def drop_from_history(recipes: Path, argument: str, keep: list[str]) -> None:
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_reproduce_argument_its_release_lacks_is_a_load_error(recipes_copy, db, model):
+    i = release_round(recipes_copy, db, model, rows=True)
     data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
-    i = first_index(data, lambda r: r.get("rows") and r.get("sglang"))
     release = data["results"][i]["sglang"]
     others = [v for v in db.bench_releases.order if v != release]
-    drop_from_history(recipes_copy, "--warmup-requests", others)
+    drop_from_history(recipes_copy, "--max-concurrency", others)
     lacking = [j for j, r in enumerate(data["results"]) if r.get("rows")
                and r.get("sglang") in (release, None)]
     messages = [m for m in load_messages(recipes_copy) if m.startswith(f"recipes/{model}/")]
     assert messages[0] == (
         f"{position(recipes_copy, model, ('results', i, 'sglang'))}: the reproduce command of "
-        f"row 1: bench_serving of sglang {release} has no argument --warmup-requests (the "
+        f"row 1: bench_serving of sglang {release} has no argument --max-concurrency (the "
         f"releases that have it: {db.bench_releases.ranges(others)})")
     assert len(messages) == sum(len(data["results"][j]["rows"]) for j in lacking)
 
@@ -430,12 +458,12 @@ def test_a_result_on_a_build_between_releases_is_checked_against_every_release(
         result.pop("sglang", None)
     edit_bench(recipes_copy, model, change)
     keep = list(db.bench_releases.order[1:])
-    drop_from_history(recipes_copy, "--warmup-requests", keep)
+    drop_from_history(recipes_copy, "--max-concurrency", keep)
     data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
     i = first_index(data, lambda r: r.get("round") == "nightly")
     first = db.bench_releases.order[0]
     wanted = (f"{position(recipes_copy, model, ('results', i))}: the reproduce command of row "
-              f"1: bench_serving of sglang {first} has no argument --warmup-requests (the "
+              f"1: bench_serving of sglang {first} has no argument --max-concurrency (the "
               f"releases that have it: {db.bench_releases.ranges(keep)})")
     assert wanted in load_messages(recipes_copy)
 

@@ -75,11 +75,16 @@ export function effective(st, flags) {
       row.source = 'forced'; row.because = forced.because;
       return out.push(row);
     }
-    var names = (knob.flag ? [knob.flag] : []).concat(list(knob.also)), tok = null;
+    var names = [], tok = null;
+    (knob.flag ? [knob.flag] : []).concat(list(knob.also)).forEach(function (n) {
+      names.push(n);  // then its --no- forms, which read 'off' (resolve._knob_plan)
+      Object.keys(catalog).forEach(function (k) { if (catalog[k].negates === n) names.push(k); });
+    });
     for (var i = 0; i < names.length; i++) if (has(present, names[i])) { tok = present[names[i]]; break; }
     if (tok) {
       var spec = get(catalog, tok.flag.name);
-      var value = !spec || spec.takes_value ? (tok.flag.values.length ? tok.flag.values[0] : null) : 'on';
+      var value = spec && spec.negates ? 'off'
+        : !spec || spec.takes_value ? (tok.flag.values.length ? tok.flag.values[0] : null) : 'on';
       if (value && PLACEHOLDER.test(value)) {
         var filled = flags.filter(function (f) { return f.name === tok.flag.name; })[0];
         if (filled) value = filled.values.length ? filled.values[0] : null;

@@ -157,7 +157,7 @@ function applyEdit(st, strip, add, env, stripEnv, hints, insertAfter, nodes) {
     var toks = added.map(function (f) { return { flag: f, origin: 'sel' }; });
     st.toks = st.toks.slice(0, at).concat(toks, st.toks.slice(at));
   } else if (strip.length || added.length) {
-    st.toks = splice(st.toks, strip, added, listenFlags(st.data));
+    st.toks = splice(st.toks, strip, added, listenFlags(st.data), destOf(st.data));
   }
   if (env.length || stripEnv.length) editEnv(st, env, stripEnv);
   hints.forEach(function (h) {
@@ -171,15 +171,27 @@ function listenFlags(data) {
   return list(roles.host).concat(list(roles.port));
 }
 
+// The flag a word sets (catalog.dest): a --no-X form sets X, so the two are one setting.
+function destOf(data) {
+  var flags = (data.catalog || {}).flags || {};
+  return function (name) {
+    var spec = Object.prototype.hasOwnProperty.call(flags, name) ? flags[name] : null;
+    return spec && spec.negates ? spec.negates : name;
+  };
+}
+
 // Stripped flags make room: added flags of a stripped name take the first stripped flag's
 // place as a block; an added flag whose name is already present replaces it where it is;
-// the rest go before the first flag of `listen` (where the server listens).
-function splice(toks, strip, added, listen) {
-  var block = added.filter(function (f) { return strip.indexOf(f.name) >= 0; });
-  var rest = added.filter(function (f) { return strip.indexOf(f.name) < 0; });
+// the rest go before the first flag of `listen` (where the server listens). Names compare by
+// dest (resolve._splice).
+function splice(toks, strip, added, listen, dest) {
+  strip = strip.map(dest);
+  var block = added.filter(function (f) { return strip.indexOf(dest(f.name)) >= 0; });
+  var rest = added.filter(function (f) { return strip.indexOf(dest(f.name)) < 0; });
   var out = [], placed = false, used = {};
   toks.forEach(function (t) {
-    if (strip.indexOf(t.flag.name) >= 0) {
+    var name = dest(t.flag.name);
+    if (strip.indexOf(name) >= 0) {
       if (!placed) {
         block.forEach(function (f) { out.push({ flag: f, origin: 'sel' }); });
         placed = true;
@@ -187,7 +199,7 @@ function splice(toks, strip, added, listen) {
       return;
     }
     var hit = -1;
-    for (var i = 0; i < rest.length; i++) if (rest[i].name === t.flag.name && !used[i]) { hit = i; break; }
+    for (var i = 0; i < rest.length; i++) if (dest(rest[i].name) === name && !used[i]) { hit = i; break; }
     if (hit >= 0) {
       used[hit] = true;
       out.push({ flag: rest[hit], origin: sameFlag(rest[hit], t.flag) ? t.origin : 'sel' });
