@@ -974,7 +974,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     if changes is not None:
         status = "derived"
         caveats.insert(0, Caveat(kind="derived", text=TextRef(
-            id="status.derived.caveat", fields={"changes": "; ".join(changes)})))
+            id="status.derived.caveat", fields=derived_fields(changes))))
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
     diagnostics = check_state(st.db, st.model, st.match, known, by_name, dict(st.env_items),
@@ -1068,6 +1068,34 @@ def _derived(st: _State, flags: list[str], env: list[str]) -> list[str] | None:
     return changes or ["flag order"]
 
 
+def _name(item: str) -> str:
+    """A flag's or a variable's name in its printed text (``--tp-size 8``, ``X=1``)."""
+    return item.split("=", 1)[0] if "=" in item.split(" ", 1)[0] else item.split(" ", 1)[0]
+
+
+def derived_fields(changes: list[str]) -> dict[str, str]:
+    """The derived caveat's fields, for a reader: what the command adds, removes and changes
+    against the verified one (a flag in both with other values as ``--tp-size 8 → 32``), each
+    a comma-separated list or the text id of "nothing"."""
+    if changes == ["flag order"]:
+        return {"added": "@ui.diff.nothing", "removed": "@ui.diff.nothing",
+                "changed": "@ui.diff.order"}
+    added = [c[1:] for c in changes if c[0] == "+"]
+    removed = [c[1:] for c in changes if c[0] == "-"]
+    was = {_name(x): x for x in removed}
+    changed, plain_added = [], []
+    for x in added:
+        old = was.pop(_name(x), None)
+        if old is None:
+            plain_added.append(x)
+        else:
+            sep = "=" if "=" in x.split(" ", 1)[0] else " "
+            changed.append(f"{old} → {x.split(sep, 1)[1] if sep in x else x}")
+    removed = [x for x in removed if _name(x) in was]
+    return {k: ", ".join(v) if v else "@ui.diff.nothing"
+            for k, v in (("added", plain_added), ("removed", removed), ("changed", changed))}
+
+
 def _caveats(st: _State, calculations: list[Calculation]) -> list[Caveat]:
     out: list[Caveat] = []
     if st.cell.redirect:
@@ -1101,7 +1129,8 @@ def _migrated(st: _State, rewrites, release: str) -> list[Caveat]:
         round_ = next((x for x in st.model.info.rounds if x.id == st.cell.verified_in), None)
         if round_ is not None and r.flag in st.cell_flag_map:
             out.append(Caveat(kind="migrated", text=TextRef(id="migrate.round", fields={
-                "old": r.old, "round": round_.version}), flag=r.new.split()[0]))
+                "old": r.old, "round": f"@{round_.text}" if round_.text else round_.version}),
+                flag=r.new.split()[0]))
     return out
 
 

@@ -578,6 +578,7 @@ class Validator:
         for i, r in enumerate(info.rounds):
             for j, n in enumerate(r.notes):
                 self.text(d, ("rounds", i, "notes", j), n)
+            self.text(d, ("rounds", i, "text"), r.text)
         self.text(d, ("summary",), info.summary)
         for i, fact in enumerate(info.about):
             self.text(d, ("about", i, "label"), fact.label)

@@ -25,10 +25,10 @@ from macros.engine.errors import RecipeError
 from macros.engine.served import served
 from macros.site.pages import MacroError, Site
 
-RECIPE = {"en": "Served with the recipe command of these settings.",
-          "ko": "이 설정의 레시피 명령 그대로 서빙했어요."}
-CHANGED = {"en": "Served with the recipe command of these settings, changed:",
-           "ko": "이 설정의 레시피 명령에서 다음을 바꿔 서빙했어요:"}
+RECIPE = {"en": "Served with this selection's recipe command, unchanged.",
+          "ko": "이 선택의 레시피 명령을 바꾸지 않고 서빙했어요."}
+CHANGED = {"en": "Served with this selection's recipe command, with these changes:",
+           "ko": "이 선택의 레시피 명령에서 다음을 바꿔 서빙했어요:"}
 SERVE_TITLE = {"en": "Serve command", "ko": "서빙 명령"}
 REPRODUCE_TITLE = {"en": "Reproduce: input {isl}, output {osl}, concurrency {c}",
                    "ko": "재현: 입력 {isl}, 출력 {osl}, 동시성 {c}"}

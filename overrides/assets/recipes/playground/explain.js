@@ -35,7 +35,7 @@ export function migratedCaveats(st, rewrites, release) {  // resolve._migrated
     var flag = r['new'].split(' ')[0];
     out.push({ kind: 'migrated', text: { id: id, fields: fields }, flag: flag });
     if (cellRound && has(st.cellFlagMap, r.flag))
-      out.push({ kind: 'migrated', text: { id: 'migrate.round', fields: { old: r.old, round: cellRound.version } }, flag: flag });
+      out.push({ kind: 'migrated', text: { id: 'migrate.round', fields: { old: r.old, round: cellRound.text ? '@' + cellRound.text : cellRound.version } }, flag: flag });
   });
   return out;
 }

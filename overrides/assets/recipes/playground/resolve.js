@@ -330,6 +330,30 @@ function derivedChanges(st, flags, env) {
   return out.length ? out : ['flag order'];
 }
 
+function itemName(x) { var first = x.split(' ')[0]; return first.indexOf('=') >= 0 ? first.split('=')[0] : first; }
+
+// resolve.derived_fields: what the command adds, removes and changes, for a reader
+export function derivedFields(changes) {
+  if (changes.length === 1 && changes[0] === 'flag order')
+    return { added: '@ui.diff.nothing', removed: '@ui.diff.nothing', changed: '@ui.diff.order' };
+  var added = [], removed = [], was = {}, changed = [], plainAdded = [];
+  changes.forEach(function (c) { (c.charAt(0) === '+' ? added : removed).push(c.slice(1)); });
+  removed.forEach(function (x) { was[itemName(x)] = x; });
+  added.forEach(function (x) {
+    var name = itemName(x);
+    if (!has(was, name)) { plainAdded.push(x); return; }
+    var old = was[name], sep = x.split(' ')[0].indexOf('=') >= 0 ? '=' : ' ', at = x.indexOf(sep);
+    delete was[name];
+    changed.push(old + ' → ' + (at >= 0 ? x.slice(at + 1) : x));
+  });
+  removed = removed.filter(function (x) { return has(was, itemName(x)); });
+  var out = {};
+  [['added', plainAdded], ['removed', removed], ['changed', changed]].forEach(function (p) {
+    out[p[0]] = p[1].length ? p[1].join(', ') : '@ui.diff.nothing';
+  });
+  return out;
+}
+
 function finish(st, axisStates, dimStates) {
   var info = st.data.model;
   var modelName = firstMatch(info.model_names, st).name;
@@ -371,7 +395,7 @@ function finish(st, axisStates, dimStates) {
     var changes = derivedChanges(st, flags.map(flagText), env);
     if (changes !== null) {
       status = 'derived';
-      cav.unshift({ kind: 'derived', text: { id: 'status.derived.caveat', fields: { changes: changes.join('; ') } }, flag: null });
+      cav.unshift({ kind: 'derived', text: { id: 'status.derived.caveat', fields: derivedFields(changes) }, flag: null });
     }
   }
   return {
