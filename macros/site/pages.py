@@ -523,7 +523,8 @@ class Site:
         blocks += [_directive(model.id, run.command, release=judged), "",
                    _fence(render.command_text(self.db, model, run.command, self.lang))]
         release = f" sglang={res.sglang}" if res.sglang else ""
-        for row, flags in zip(res.rows, served.reproduce(res, model.benchmarks, run.command)):
+        for row, flags in zip(res.rows, served.reproduce(self.db, res, model.benchmarks,
+                                                            run.command)):
             label = self.t("bench.reproduce", isl=f"{row.isl:,}", osl=f"{row.osl:,}",
                            concurrency=f"{row.concurrency:,}")
             blocks += ["", f"*{_md(label)}*", "", f"<!-- bench:{release} generated -->", "",
