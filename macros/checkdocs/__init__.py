@@ -6,6 +6,6 @@ notebook's JSON with the place of every character of its cells; ``walk`` lists t
 paths given (``.gitignore`` respected); ``run`` checks every block with the engine's
 ``check_text`` and places its findings in the file; ``output`` prints them (text, JSON, GitHub
 annotations, SARIF 2.1.0); ``fix`` rewrites deprecated spellings and abbreviations in place;
-``pytest_plugin`` and ``sybil`` let another project's test suite check its own docs.
+``pytest_plugin`` and ``sybil_parser`` let another project's test suite check its own docs.
 Nothing here changes what a finding means: that is ``macros/engine/check.py``'s.
 """
