@@ -199,11 +199,6 @@ def _command_errors(db, model, res) -> int:
 def cmd_check(args) -> int:
     from macros.engine.yamlfile import read_text
 
-    if args.list_rules:  # the README's rules table (or JSON)
-        from macros.engine.check_rules import render
-
-        print(render(args.format), end="")
-        return EXIT_OK
 
     def place(text: str, i: int) -> tuple[int, int]:
         return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
@@ -489,7 +484,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sglang", metavar="VERSION",
                    help="judge server flags as this sglang release parses them (a release of "
                         "recipes/catalog/sglang-history.json; default: the pinned one)")
-    s.add_argument("--list-rules", action="store_true", help="print the checker's rules")
     s.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or folders of docs: Markdown, MDX, reStructuredText, notebooks, "
                         "shell scripts (folders are walked, .gitignore respected); after them, "

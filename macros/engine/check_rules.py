@@ -1,9 +1,9 @@
 """Every rule ``recipes check`` reports that is the checker's own (a model's rules are its
 ``rules.yaml``): its id, severity, what it means, an example it fires on and how to fix it.
 
-Owns ``RULES`` and ``markdown`` (the README's rules table is this table printed: ``recipes
-check --list-rules``; a test holds the two together, and runs each example through the checker
-to see that it raises its rule). A rule added to the checker is added here. Must not decide
+Owns ``RULES`` and ``markdown`` (the README's rules table is this table printed: ``python -m
+macros.engine.check_rules``, or ``--json``; a test holds the two together, and runs each
+example through the checker to see that it raises its rule). A rule added to the checker is added here. Must not decide
 findings (``check.py``, ``shell.py``, ``check_config.py`` do).
 """
 
@@ -153,10 +153,16 @@ def markdown() -> str:
 
 
 def render(fmt: str) -> str:
-    """The rules as ``recipes check --list-rules`` prints them: the Markdown table, or JSON
-    (``--format json``)."""
+    """The rules as ``python -m macros.engine.check_rules`` prints them: the Markdown table,
+    or JSON (``fmt`` "json")."""
     if fmt != "json":
         return markdown()
     return json.dumps({"rules": [{"id": r.id, "severity": r.severity, "means": r.means,
                                   "example": r.example, "fix": r.fix} for r in RULES]},
                       ensure_ascii=False, indent=2) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(render("json" if "--json" in sys.argv[1:] else "text"), end="")
