@@ -25,6 +25,7 @@ _FACTS = ("below", "at_most", "env_choices", "env_read")  # the optional section
 ROLES = {
     "tensor-parallel": "the tensor-parallel size (GPUs one copy of the weights spans)",
     "data-parallel": "the data-parallel size (attention DP groups or replicas)",
+    "pipeline-parallel": "the pipeline-parallel size (stages the layers are split into)",
     "host": "the address the server listens on",
     "port": "the port the server listens on",
     "model": "the model the server loads",

@@ -793,6 +793,13 @@ class Validator:
                     self.out.add(self.docs[d], p + ("pins", name), f"pin '{name}' is not a flag "
                                  f"of this cell ({choices_hint(name, names)})")
                 self.text(d, p + ("pins", name), reason)
+                for lang in LANGS:  # the caveat's title is the flag: its text need not repeat it
+                    if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])",
+                                 self.m.text[lang].get(reason, "")):
+                        self.out.add(self.docs[d], p + ("pins", name), f"the reason text "
+                                     f"'{reason}' names {name} again ({lang}); the caveat's title "
+                                     "is the flag already: say 'this value' instead")
+                        break
             self.m.cell_flags.append(flags)
 
     def _option_templates(self) -> None:

@@ -212,7 +212,11 @@ class Site:
         if router and router_text:
             parts += ["", f"**{_md(self.t('ui.router'))}**", "",
                       _directive(model_id, res, program="router"), "", _fence(router_text)]
-        if checks:
+        if checks:  # else the caller prints the caveats, these notes among them
+            # where the command's release renamed a flag the recipe (and its verified run)
+            # spells the old way, say so next to the command
+            parts += [f"\n*{_md(render.text(self.db, model, c.text, self.lang))}*"
+                      for c in res.caveats if c.kind == "migrated"]
             parts += ["", *self._check_blocks(model, res, collapsed=True)]
         return "\n".join(parts)
 
