@@ -1018,8 +1018,8 @@ class Validator:
                 continue
             flags = bench_serving.reproduce(bench.workload, row, prompts, "{{MODEL_NAME}}",
                                             "{{PORT}}")
-            for message in bench_serving.problems(self.bench_releases, bench_serving.PROGRAM,
-                                                  flags, res.sglang):
+            way = bench_serving.program(self.bench_releases, res.sglang)
+            for message in bench_serving.problems(self.bench_releases, way, flags, res.sglang):
                 self.out.add(doc, where, f"the reproduce command of row {j + 1}: {message}")
 
     def _accuracy(self, path: tuple, res) -> None:

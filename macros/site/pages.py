@@ -528,7 +528,8 @@ class Site:
             label = self.t("bench.reproduce", isl=f"{row.isl:,}", osl=f"{row.osl:,}",
                            concurrency=f"{row.concurrency:,}")
             blocks += ["", f"*{_md(label)}*", "", f"<!-- bench:{release} generated -->", "",
-                       _fence(bench_serving.command_text(flags))]
+                       _fence(bench_serving.command_text(flags, bench_serving.program(
+                           self.db.bench_releases, res.sglang)))]
         heading = self.t("bench.commands" if res.rows else "bench.serve")
         return [said, "", f'??? example "{_esc(heading)}"', "", _indent("\n".join(blocks)), ""]
 
