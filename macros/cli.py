@@ -108,8 +108,8 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "avg_len": res.avg_len,
         "model_name": res.model_name,
         "docker_image": res.docker_image,
-        "sglang": {"release": res.sglang,
-                   "valid_in": list(res.sglang_span) if res.sglang_span else None},
+        "sglang": {"release": res.sglang, "default": res.sglang_default, "chosen": res.sglang
+                   != res.sglang_default, "valid_in": list(res.sglang_span or ()) or None},
         "hints": [render.text(db, model, h, lang) for h in res.hints],
         "env": list(res.env),
         "flags": res.flag_texts,
@@ -166,7 +166,7 @@ def cmd_command(args) -> int:
     db = _db(args)
     model = db.model(args.model)
     sel = _selection(args, model)
-    res = resolve(db, sel)
+    res = resolve(db, sel, release=db.releases.chosen(args.sglang, "--sglang"))
     if args.format == "json":
         out = _resolution_json(db, model, res, args.lang)
         out["settings"] = _settings_json(db, model, sel, res, args.lang)
@@ -178,6 +178,8 @@ def cmd_command(args) -> int:
             print()
             print(f"# {db.t(args.lang, 'ui.router')}")
             print(router)
+        for c in (c for c in res.caveats if c.kind == "release"):  # a chosen release's notes
+            print(f"note: {render.text(db, model, c.text, args.lang)}", file=sys.stderr)
     return _command_errors(db, model, res)
 
 
@@ -196,6 +198,7 @@ def _command_errors(db, model, res) -> int:
 
 def cmd_check(args) -> int:
     from macros.engine.yamlfile import read_text
+
 
     def place(text: str, i: int) -> tuple[int, int]:
         return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
@@ -466,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     selection(s)
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--sglang", metavar="VERSION", help="spell it for this release (or latest)")
     s.set_defaults(func=cmd_command)
 
     s = sub.add_parser("check", help="check commands against the catalog and the rules")

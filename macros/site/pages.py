@@ -212,7 +212,11 @@ class Site:
         if router and router_text:
             parts += ["", f"**{_md(self.t('ui.router'))}**", "",
                       _directive(model_id, res, program="router"), "", _fence(router_text)]
-        if checks:
+        if checks:  # else the caller prints the caveats, these notes among them
+            # where the command's release renamed a flag the recipe (and its verified run)
+            # spells the old way, say so next to the command
+            parts += [f"\n*{_md(render.text(self.db, model, c.text, self.lang))}*"
+                      for c in res.caveats if c.kind == "migrated"]
             parts += ["", *self._check_blocks(model, res, collapsed=True)]
         return "\n".join(parts)
 
@@ -519,11 +523,13 @@ class Site:
         blocks += [_directive(model.id, run.command, release=judged), "",
                    _fence(render.command_text(self.db, model, run.command, self.lang))]
         release = f" sglang={res.sglang}" if res.sglang else ""
-        for row, flags in zip(res.rows, served.reproduce(res, model.benchmarks, run.command)):
+        for row, flags in zip(res.rows, served.reproduce(self.db, res, model.benchmarks,
+                                                            run.command)):
             label = self.t("bench.reproduce", isl=f"{row.isl:,}", osl=f"{row.osl:,}",
                            concurrency=f"{row.concurrency:,}")
             blocks += ["", f"*{_md(label)}*", "", f"<!-- bench:{release} generated -->", "",
-                       _fence(bench_serving.command_text(flags))]
+                       _fence(bench_serving.command_text(flags, bench_serving.program(
+                           self.db.bench_releases, res.sglang)))]
         heading = self.t("bench.commands" if res.rows else "bench.serve")
         return [said, "", f'??? example "{_esc(heading)}"', "", _indent("\n".join(blocks)), ""]
 

@@ -107,3 +107,36 @@ def test_a_badge_means_what_its_model_says(db, model_id, lang):
             theirs = other.text[lang].get(f"status.{status}.title")
             if other.id != model_id and theirs and theirs != own:
                 assert esc(theirs) not in matrix
+
+
+def _pp(db, res) -> int:
+    flags = {f.name: f.value for f in res.flags}
+    return int(db.catalog.role_value(flags, "pipeline-parallel") or 1)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_every_decode_server_has_a_prefill_it_can_pair_with(db, model_id):
+    """SGLang pairs a PD decode server split into pipeline stages only with a prefill of the
+    same depth: on each platform, some prefill selection (a cell, or a cell with one setting
+    of the Playground) has it, so the pair a page or a warning names can be built."""
+    site, model = Site(db, "en"), db.model(model_id)
+    if model.info.pd is None:
+        pytest.skip(f"{model_id} declares no PD disaggregation")
+    by_hw: dict[str, list] = {}
+    for cell in model.cells:
+        res = site.resolve(model_id, **cell.match)
+        by_hw.setdefault(cell.match["hw"], []).append((cell, res))
+    for hw, rows in by_hw.items():
+        prefill = [(c, r) for c, r in rows if r.pd == "prefill"]
+        depths = {_pp(db, r) for _, r in prefill}
+        for cell, res in prefill:
+            for axis in model.axes:
+                for option in axis.options:
+                    try:
+                        depths.add(_pp(db, site.resolve(model_id, **cell.match,
+                                                        **{axis.id: option.id})))
+                    except MacroError:
+                        continue
+        for cell, res in rows:
+            if res.pd == "decode" and _pp(db, res) > 1:
+                assert _pp(db, res) in depths, (hw, cell.match, sorted(depths))

@@ -99,9 +99,10 @@ function dockerWord(text) {  // a leading ~/ stays bare, for the shell to expand
   return quote(text);
 }
 function dockerOption(text) { return shlexSplit(text).map(dockerWord).join(' '); }
-function serverPort(data, res) {
-  var given = res.flags.filter(function (f) { return f.name === '--port' && f.values.length && f.values[0]; });
-  return given.length ? given[given.length - 1].values[0] : String(data.catalog.flags['--port']['default']);
+function serverPort(data, res) {  // runmodes.server_port: the flags of the port role
+  var names = list((data.catalog.roles || {}).port);
+  var given = res.flags.filter(function (f) { return names.indexOf(f.name) >= 0 && f.values.length && f.values[0]; });
+  return given.length ? given[given.length - 1].values[0] : String(data.catalog.flags[names[0]]['default']);
 }
 function clientPort(data, res) { return res.pd ? String(data.model.pd.router.port) : serverPort(data, res); }
 function platformOf(data, hw) { return data.platforms.filter(function (p) { return p.id === hw; })[0]; }
