@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from macros.engine import check_config, docker, programs, shellvalues
+from macros.engine import diffusion_check  # registers the diffusion CLI's programs (its module)
 from macros.engine.conditions import attr as _attr, equalities
 from macros.engine.catalog import Catalog
 from macros.engine.model import Database
@@ -758,6 +759,8 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     for i, (cmd, flags, model, catalog) in enumerate(zip(commands, all_flags, models,
                                                          catalogs)):
         found = _chain_findings(cmd)
+        for severity, rule, message in diffusion_check.notes(cmd):  # how its CLI was told
+            found.append(Finding(Severity(severity), rule, message, [], cmd.line))
         if cmd.tool is not None and id(cmd.tool) in absent:
             have = programs.instead(db, cmd.tool, release)
             found.append(Finding(Severity.error, "check.program-missing",
