@@ -711,6 +711,7 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     ``--config FILE`` is read from ``base_dir`` (the checked file's folder), its options
     checked as flags; without the file a note says so once."""
     release = db.catalog.version if sglang is None else _release_catalog(db, sglang).version
+    diffusion_check.use(db)  # which CLI serves each model of the recipes
     context = {k: v for k, v in context.items() if v is not None}
     fixed = db.model(model_id) if model_id else (next(iter(db.models.values()))
                                                   if len(db.models) == 1 else None)

@@ -12,8 +12,9 @@ catalog records (``dispatch`` and ``registry`` of ``recipes/catalog/sglang-diffu
 2. else the model path (``--model-path`` or the positional model): a name the diffusion
    registry knows (a Hugging Face id a pipeline config registers, matched exactly or by its
    short name, or a pattern of a native pipeline) is diffusion;
-3. else ``--pipeline-class-name`` / ``--pipeline`` naming a registered native pipeline is
-   diffusion;
+3. else a served name of a model of the recipes is served by the CLI its model.yaml names
+   (``cli``; ``use`` reads them from the database checked), and ``--pipeline-class-name`` /
+   ``--pipeline`` naming a registered native pipeline is diffusion;
 4. what the real command would still ask (an overlay registry named by an environment
    variable, a local folder's ``model_index.json``, the Hub) the checker cannot see: it then
    reads the flags. A command every flag of which the LLM server knows is the LLM server's (the
@@ -47,7 +48,7 @@ class Choice:
     """Which CLI judges a ``sglang serve`` command, and what decided it (for the note)."""
 
     cli: str  # llm | diffusion
-    by: str  # model-type | registry | pipeline | flags | fallback
+    by: str  # model-type | registry | recipes | pipeline | flags | fallback
 
 
 @lru_cache(maxsize=4)
@@ -122,6 +123,19 @@ def _family_of(name: str, families: list[dict]) -> dict | None:
     return None
 
 
+# served name -> the CLI of the recipe model that serves it (``use``: the database checked)
+_SERVED: dict[str, str] = {}
+
+
+def use(db) -> None:
+    """Remember which CLI serves each served name of ``db``'s models: a model the recipes
+    know is served as its model.yaml says (``cli``), before any guess from its flags."""
+    _SERVED.clear()
+    for model in db.models.values():
+        for rule in model.info.model_names:
+            _SERVED.setdefault(rule.name, model.info.cli)
+
+
 def cli_of(args: Sequence[str], facts: dict | None = None) -> Choice:
     """The CLI ``sglang serve ARGS`` runs, as the module docstring says it is decided."""
     facts = facts or _facts()
@@ -133,6 +147,8 @@ def cli_of(args: Sequence[str], facts: dict | None = None) -> Choice:
     path = model_path(args)
     if path is not None and registry_pipeline(path, facts) is not None:
         return Choice(DIFFUSION, "registry")
+    if path in _SERVED:  # a served name of a recipe model: its cli
+        return Choice(_SERVED[path], "recipes")
     pipeline = _value(args, "--pipeline-class-name", "--pipeline")
     if pipeline is not None and "pipeline-class-name" in facts["dispatch"]["detectors"] \
             and pipeline in set(facts["patterns"].values()):

@@ -75,8 +75,7 @@ class Source(str, Enum):
 Arch = Literal[
     "blackwell",  # SM100/103 data-centre parts and the SM120/121 workstation ones (tell by sm)
     "hopper",
-    "ada",  # SM89 cards (RTX 4090, RTX 6000 Ada …)
-    "ampere",  # SM86 cards (RTX 3090, RTX 3060)
+    "ada", "ampere",  # SM89 cards (RTX 4090, RTX 6000 Ada …), SM86 cards (RTX 3090, RTX 3060)
     "cdna3",  # MI300X (gfx942)
     "cdna4",
     "ascend",
@@ -357,17 +356,11 @@ class Api(Strict):
     tool_call_parser: NonEmpty | None = None  # a choice of --tool-call-parser; None: no tool calls
 
 
-# The CLIs that serve a model (recipes/catalog: sglang.json for the LLM server, sglang-diffusion.json
-# for the diffusion server, each with its flag history); ``sglang serve`` reaches both.
-Cli = Literal["llm", "diffusion"]
+Cli = Literal["llm", "diffusion"]  # served through sglang.json's CLI or sglang-diffusion.json's
 
 
 class MediaRequest(Strict):
-    """The request a diffusion server takes, as the page's curl and client examples send it:
-    an asynchronous job (``video-job``): POST ``endpoint`` with ``body`` (its ``model`` is the
-    served name), poll ``endpoint/<id>`` until ``status`` is ``completed`` (or ``failed``),
-    then download ``endpoint/<id>/content``. The docs stand-in serves the same shape."""
-
+    """A diffusion job (video-job): POST body+model to endpoint, poll endpoint/<id>, get content."""
     kind: Literal["video-job"]
     endpoint: str = Field(pattern=r"^/v1/[a-z][a-z0-9/_-]*[a-z0-9]$")
     body: dict[str, Any] = Field(min_length=1)
@@ -375,8 +368,7 @@ class MediaRequest(Strict):
 
 class ModelFile(Strict):
     id: str
-    # which CLI serves the model: its cells' flags are that CLI's, checked against its catalog
-    cli: Cli = "llm"
+    cli: Cli = "llm"  # the CLI that serves it: its cells' flags are checked by that catalog
     name: str
     summary: str
     about: list[Fact] = []  # what the model is, above the quick start; checkpoints are added

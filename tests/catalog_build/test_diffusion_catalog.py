@@ -73,8 +73,9 @@ def test_pinned_files_are_the_history_slice_of_the_pinned_release(hist, program)
 
 
 @pytest.mark.parametrize("filename", ["sglang-diffusion.json", "sglang-generate.json"])
-def test_the_engine_reads_the_pinned_files_as_catalogs(filename):
-    catalog = Catalog.load(CATALOG_DIR / filename, "sglang-diffusion")
+def test_the_engine_reads_the_pinned_files_as_catalogs(filename, hist):
+    catalog = Catalog.load(CATALOG_DIR / filename, "sglang-diffusion", hist)
+    assert "SGLANG_USE_AITER" in catalog.env  # read directly by the diffusion platform code
     assert catalog.package == "sglang-diffusion" and catalog.allow_abbrev is True
     assert catalog.lookup("--num-gpus").kind == "exact"
     assert catalog.lookup("--num-gpu").kind == "abbreviated"  # argparse's default abbrev
