@@ -15,6 +15,9 @@
     it loads (gzip), click to next painted frame at normal speed and with the CPU throttled 4x,
     and three reader tasks from page load to a copied command;
 (e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly);
+(g) `recipes check` on docs nobody here wrote (bench/check_docs.py): precision and recall over
+    the upstream-shaped corpus, and a 1,000-block tree through the CLI (blocks per second,
+    findings per block); ``--check-docs`` runs this part alone;
 (f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
     about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
     recorded run of this checkout is shown, with its date and commit.
@@ -389,7 +392,11 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
     ap.add_argument("--suite", action="store_true",
                     help="also run the full test suite (about 7 minutes) and record its time")
+    ap.add_argument("--check-docs", action="store_true",
+                    help="run only (g), recipes check on the upstream-shaped corpus and tree")
     args = ap.parse_args()
+    if args.check_docs:
+        return print_check_docs()
     repeats = 1 if args.quick else args.repeats
     sizes = [1, 10] if args.quick else [int(x) for x in args.models.split(",")]
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}", flush=True)
@@ -406,6 +413,8 @@ def main() -> int:
     r = bench_reader()
     print("(e) recipes check on one long line …", file=sys.stderr, flush=True)
     e = bench_check_line([1_000, 10_000, 100_000])
+    print("(g) recipes check on upstream-shaped docs …", file=sys.stderr, flush=True)
+    g = _check_docs()
     if args.suite:
         print("(f) the full test suite …", file=sys.stderr, flush=True)
     f = bench_suite(args.suite)
@@ -464,12 +473,30 @@ def main() -> int:
         print(row)
     for row in check_line_rows(e):
         print(row)
+    for row in g:
+        print(row)
     if f is None:
         print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
     else:
         how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
         print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
               + ("" if f["passed"] else " (FAILED)") + " |")
+    return 0
+
+
+def _check_docs() -> list[str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import check_docs
+
+    return check_docs.rows(check_docs.quality(), check_docs.bench_tree())
+
+
+def print_check_docs() -> int:
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    print("| measurement | value |\n|---|---|")
+    for row in _check_docs():
+        print(row)
     return 0
 
 
