@@ -1,4 +1,4 @@
-"""`recipes check` on docs nobody here wrote (bench/run.py part (g); not part of the tests).
+"""`recipes check` on docs nobody here wrote (bench/run.py part (h); not part of the tests).
 
 Reads the corpus of upstream-shaped blocks (tests/corpus/upstream/blocks.yaml) and measures:
 precision (true errors / all errors) and recall (errors found / errors the blocks must raise)
@@ -110,15 +110,15 @@ def bench_tree(count: int = 1000, repeats: int = 3) -> dict:
 
 def rows(q: dict, tree: dict) -> list[str]:
     return [
-        f"| (g) `recipes check` on {q['blocks']} upstream-shaped blocks: precision (true errors "
+        f"| (h) `recipes check` on {q['blocks']} upstream-shaped blocks: precision (true errors "
         f"/ all errors) | {q['precision']:.3f} ({q['true']} of {q['true'] + q['false']}) |",
-        f"| (g) recall (errors found / errors the blocks must raise) | {q['recall']:.3f} "
+        f"| (h) recall (errors found / errors the blocks must raise) | {q['recall']:.3f} "
         f"({q['true']} of {q['true'] + q['missed']}) |",
-        f"| (g) `recipes check FOLDER` through the CLI, {tree['blocks']:,} mixed blocks on "
+        f"| (h) `recipes check FOLDER` through the CLI, {tree['blocks']:,} mixed blocks on "
         f"{tree['pages']} pages (median of 3, start-up included) | {tree['seconds']:.2f} s "
         f"wall, {tree['cpu_s']:.2f} s CPU: {tree['blocks_per_s']:,.0f} blocks/s wall, "
         f"{tree['blocks_per_cpu_s']:,.0f} per CPU second |",
-        f"| (g) findings per block on that tree (errors / warnings / notes) | "
+        f"| (h) findings per block on that tree (errors / warnings / notes) | "
         f"{tree['per_block']:.2f} ({tree['errors'] / tree['blocks']:.2f} / "
         f"{tree['warnings'] / tree['blocks']:.2f} / {tree['info'] / tree['blocks']:.2f}) |",
     ]
