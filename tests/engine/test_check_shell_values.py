@@ -115,3 +115,12 @@ def test_a_page_says_each_note_once_however_many_blocks_repeat_it(cli, tmp_path)
     rules = [d["rule"] for d in r.json()["diagnostics"]]
     assert rules.count("check.model-unknown") == 1
     assert rules.count("catalog.abbreviated-flag") == 1
+
+
+def test_a_backslash_that_runs_on_into_the_next_command_is_named_and_both_are_checked(db):
+    text = ("python -m sglang.launch_server --model-path m --page-size \\\n"
+            "python -m sglang.launch_server --model-path m --enable-dp-attention\n")
+    got = found(db, text)
+    assert [r for _, r, _ in got] == ["parse.continued-into-command", "catalog.bad-value",
+                                      "catalog.deprecated-flag"]
+    assert "end line 1 without" in got[0][2] and "--page-size needs a value" in got[1][2]
