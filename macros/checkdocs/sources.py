@@ -394,7 +394,10 @@ def _python_blocks(path: str, cell: notebook.Cell, lines: list[tuple[str, Line]]
         if stripped.startswith("!"):
             cut = len(text) - len(stripped) + 1
             cols = where.cols[cut:] if where.cols is not None else None
-            blocks.append(_block(path, "notebook", [(text[cut:], Line(
+            body = text[cut:]
+            if "{" in body:  # IPython fills in {expr} before the shell runs the line
+                body, cols = _fstring(body, cols)
+            blocks.append(_block(path, "notebook", [(body, Line(
                 where.file_line, where.offset(cut), cols, where.cell, where.cell_line))],
                 "!", directive))
             masked.append(text[:len(text) - len(stripped)] + "pass")
