@@ -19,6 +19,9 @@
     (Markdown, MDX, reStructuredText, notebooks, scripts; server, router, docker run and curl
     commands), through the CLI with start-up and database load: blocks per second (target
     at least 500) and findings per block; ``--only check-tree`` runs just this part;
+(h) `recipes check` on docs nobody here wrote (bench/check_docs.py): precision and recall over
+    the upstream-shaped corpus, and a 1,000-block tree through the CLI (blocks per second,
+    findings per block); ``--only check-docs`` runs this part alone;
 (f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
     about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
     recorded run of this checkout is shown, with its date and commit.
@@ -489,9 +492,11 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
     ap.add_argument("--suite", action="store_true",
                     help="also run the full test suite (about 7 minutes) and record its time")
-    ap.add_argument("--only", choices=["check-tree"],
-                    help="run one measurement alone: check-tree is (g)")
+    ap.add_argument("--only", choices=["check-tree", "check-docs"],
+                    help="run one measurement alone: check-tree is (g), check-docs (h)")
     args = ap.parse_args()
+    if args.only == "check-docs":
+        return print_check_docs()
     if args.only == "check-tree":
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load "
               f"{os.getloadavg()[0]:.1f}", flush=True)
@@ -517,6 +522,8 @@ def main() -> int:
     e = bench_check_line([1_000, 10_000, 100_000])
     print("(g) recipes check over a folder of 1,000 blocks …", file=sys.stderr, flush=True)
     g = bench_check_tree()
+    print("(h) recipes check on upstream-shaped docs …", file=sys.stderr, flush=True)
+    h = _check_docs()
     if args.suite:
         print("(f) the full test suite …", file=sys.stderr, flush=True)
     f = bench_suite(args.suite)
@@ -577,12 +584,30 @@ def main() -> int:
         print(row)
     for row in check_tree_rows(g):
         print(row)
+    for row in h:
+        print(row)
     if f is None:
         print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
     else:
         how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
         print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
               + ("" if f["passed"] else " (FAILED)") + " |")
+    return 0
+
+
+def _check_docs() -> list[str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import check_docs
+
+    return check_docs.rows(check_docs.quality(), check_docs.bench_tree())
+
+
+def print_check_docs() -> int:
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    print("| measurement | value |\n|---|---|")
+    for row in _check_docs():
+        print(row)
     return 0
 
 

@@ -318,8 +318,11 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
                                text_id="catalog.unknown-flag", fields={"flag": name}))
             continue
         if hit.kind == "unknown":
-            if name not in hints:
-                hints[name] = choices_hint(name, catalog.flags)
+            if name not in hints:  # the suggestion compares with every flag: once per catalog
+                memo = catalog.__dict__.setdefault("_hints", {})
+                if name not in memo:
+                    memo[name] = choices_hint(name, catalog.flags)
+                hints[name] = memo[name]
             out.append(Finding(Severity.error, "catalog.unknown-flag",
                                f"unknown flag {name} for {catalog.package} {catalog.version} "
                                f"({hints[name]})", [name],
