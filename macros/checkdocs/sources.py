@@ -95,7 +95,7 @@ def _directive(args: str) -> tuple[dict[str, str], bool]:
     skip = False
     for word in args.split():
         key, eq, value = word.partition("=")
-        if key == "skip" and not eq:
+        if key == "skip" and value in ("", "true"):  # `skip`, or `skip=true` as Sybil's
             skip = True
         else:
             context[key] = value if eq else "true"

@@ -223,3 +223,11 @@ def test_a_bang_lines_python_value_is_read_as_known_at_run_time_and_keeps_its_co
     col = block.text.index("--tp")
     where = block.at(1)
     assert text[where.offset(col):where.offset(col + 4)] == "--tp"
+
+
+def test_this_projects_own_pages_pass_the_file_reader(cli):
+    """The docs' own check directives (``skip=true``, ``generated``, a model and its cell) are
+    read as the docs' Sybil run reads them, and no page has an error."""
+    root = Path(__file__).resolve().parents[2]
+    r = cli("check", "--severity", "error", str(root / "docs" / "en"), str(root / "docs" / "ko"))
+    assert (r.code, r.out) == (0, ""), r.out
