@@ -16,8 +16,8 @@
     and three reader tasks from page load to a copied command;
 (e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly);
 (g) `recipes check DIR` over a folder of 1,000 shell blocks in every format it reads
-    (Markdown, MDX, reStructuredText, notebooks, scripts; server, router, docker run and curl
-    commands), through the CLI with start-up and database load: blocks per second (target
+    (Markdown, MDX, reStructuredText, notebooks, scripts; server, router, docker run, curl and
+    benchmark commands), through the CLI with start-up and database load: blocks per second (target
     at least 500) and findings per block; ``--only check-tree`` runs just this part;
 (h) `recipes check` on docs nobody here wrote (bench/check_docs.py): precision and recall over
     the upstream-shaped corpus, and a 1,000-block tree through the CLI (blocks per second,
@@ -346,8 +346,9 @@ def check_line_rows(rows: list[dict]) -> list[str]:
     return out
 
 
-# Commands of every program the checker reads, some with findings (an abbreviation, a bad
-# value): one block each, written into every format.
+# Commands of every program the checker reads (server, router, router launch_server, docker
+# run, curl, the benchmark entry points), some with findings (an abbreviation, a bad value):
+# one block each, written into every format.
 TREE_COMMANDS = (
     "sglang serve --model-path Qwen/Qwen3-8B --tp-size 2 --port 30000",
     "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 4 \\\n"
@@ -358,6 +359,9 @@ TREE_COMMANDS = (
     "  python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000",
     "sglang serve --model-path Qwen/Qwen3-8B \\\n  --reasoning-parser nonsense --port 30000",
     "curl http://localhost:30000/v1/models",
+    "python3 -m sglang.benchmark.serving --backend sglang --num-prompts 100 --port 30000",
+    "python3 -m sglang_router.launch_server --model-path Qwen/Qwen3-8B --dp-size 2",
+    "python3 -m sglang.benchmark.one_batch --model-path Qwen/Qwen3-8B --batch-size 1",
 )
 
 
@@ -419,6 +423,13 @@ def bench_check_tree(blocks: int = 1000, repeats: int = 3) -> dict:
         runs = [timed(root) for _ in range(repeats)]
         start_up = [timed(empty) for _ in range(repeats)]
         data = runs[-1][2]
+        code = ("import sys, time, json; sys.path.insert(0, '.');"
+                "from macros.engine.database import cached_database;"
+                "from macros.checkdocs.run import check_paths; db = cached_database();"
+                "t = time.process_time(); r = check_paths(db, [sys.argv[1]]);"
+                "print(json.dumps({'cpu': time.process_time() - t, 'blocks': r.blocks}))")
+        alone = json.loads(subprocess.run([PY, "-c", code, str(root)], cwd=ROOT, check=True,
+                                          capture_output=True, text=True).stdout)
         checked = data["checked"]["blocks"]
         findings = data["diagnostics"]
         wall = statistics.median(r[0] for r in runs)
@@ -427,6 +438,7 @@ def bench_check_tree(blocks: int = 1000, repeats: int = 3) -> dict:
                 "cpu_s": cpu, "per_s": checked / wall, "per_cpu_s": checked / cpu,
                 "start_s": statistics.median(r[0] for r in start_up),
                 "start_cpu_s": statistics.median(r[1] for r in start_up),
+                "blocks_cpu_s": alone["cpu"],
                 "findings": len(findings),
                 "errors": sum(1 for d in findings if d["severity"] == "error")}
 
@@ -438,6 +450,9 @@ def check_tree_rows(g: dict) -> list[str]:
             "per CPU second |",
             f"| (g) of which start-up and database load (an empty folder) | {g['start_s']:.2f} s "
             f"wall, {g['start_cpu_s']:.2f} s CPU |",
+            f"| (g) the blocks alone (reading, checking, placing; in process, database loaded) | "
+            f"{g['blocks_cpu_s']:.2f} s CPU, {g['blocks_cpu_s'] / g['blocks'] * 1000:.2f} ms "
+            f"each ({g['blocks'] / g['blocks_cpu_s']:,.0f} blocks per CPU second) |",
             f"| (g) findings per block on that tree | {g['findings'] / max(g['blocks'], 1):.2f} "
             f"({g['errors']} errors) |"]
 

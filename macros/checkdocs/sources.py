@@ -95,7 +95,7 @@ def _directive(args: str) -> tuple[dict[str, str], bool]:
     skip = False
     for word in args.split():
         key, eq, value = word.partition("=")
-        if key == "skip" and not eq:
+        if key == "skip" and value in ("", "true"):  # `skip`, or `skip=true` as Sybil's
             skip = True
         else:
             context[key] = value if eq else "true"
@@ -394,7 +394,10 @@ def _python_blocks(path: str, cell: notebook.Cell, lines: list[tuple[str, Line]]
         if stripped.startswith("!"):
             cut = len(text) - len(stripped) + 1
             cols = where.cols[cut:] if where.cols is not None else None
-            blocks.append(_block(path, "notebook", [(text[cut:], Line(
+            body = text[cut:]
+            if "{" in body:  # IPython fills in {expr} before the shell runs the line
+                body, cols = _fstring(body, cols)
+            blocks.append(_block(path, "notebook", [(body, Line(
                 where.file_line, where.offset(cut), cols, where.cell, where.cell_line))],
                 "!", directive))
             masked.append(text[:len(text) - len(stripped)] + "pass")
