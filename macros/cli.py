@@ -199,6 +199,7 @@ def _command_errors(db, model, res) -> int:
 def cmd_check(args) -> int:
     from macros.engine.yamlfile import read_text
 
+
     def place(text: str, i: int) -> tuple[int, int]:
         return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
 
