@@ -978,7 +978,11 @@ def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str 
     return out, (db.releases.resolve(rule.sglang) if rule.sglang else None)
 
 
-_RELEASE_TAG = re.compile(r"v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:-.*)?")
+# a release image's tag: the release, then the build's parts (CUDA or ROCm version, GPU, date,
+# architecture), as lmsysorg/sglang and lmsysorg/sglang-rocm tag their images
+_RELEASE_TAG = re.compile(r"v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
+                          r"(?:-(?:cu[0-9]+|rocm[0-9]+|mi[0-9]+x?|[0-9]{8}|amd64|arm64|aarch64"
+                          r"|x86_64|cann[0-9.]+|npu|a[0-9]))*")
 
 
 def _official_release(db: Database, image: str) -> str | bool:
