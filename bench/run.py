@@ -16,9 +16,12 @@
     and three reader tasks from page load to a copied command;
 (e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly);
 (g) `recipes check DIR` over a folder of 1,000 shell blocks in every format it reads
-    (Markdown, MDX, reStructuredText, notebooks, scripts; server, router, docker run and curl
-    commands), through the CLI with start-up and database load: blocks per second (target
+    (Markdown, MDX, reStructuredText, notebooks, scripts; server, router, docker run, curl and
+    benchmark commands), through the CLI with start-up and database load: blocks per second (target
     at least 500) and findings per block; ``--only check-tree`` runs just this part;
+(h) `recipes check` on docs nobody here wrote (bench/check_docs.py): precision and recall over
+    the upstream-shaped corpus, and a 1,000-block tree through the CLI (blocks per second,
+    findings per block); ``--only check-docs`` runs this part alone;
 (f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
     about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
     recorded run of this checkout is shown, with its date and commit.
@@ -343,8 +346,9 @@ def check_line_rows(rows: list[dict]) -> list[str]:
     return out
 
 
-# Commands of every program the checker reads, some with findings (an abbreviation, a bad
-# value): one block each, written into every format.
+# Commands of every program the checker reads (server, router, router launch_server, docker
+# run, curl, the benchmark entry points), some with findings (an abbreviation, a bad value):
+# one block each, written into every format.
 TREE_COMMANDS = (
     "sglang serve --model-path Qwen/Qwen3-8B --tp-size 2 --port 30000",
     "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 4 \\\n"
@@ -355,6 +359,9 @@ TREE_COMMANDS = (
     "  python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000",
     "sglang serve --model-path Qwen/Qwen3-8B \\\n  --reasoning-parser nonsense --port 30000",
     "curl http://localhost:30000/v1/models",
+    "python3 -m sglang.benchmark.serving --backend sglang --num-prompts 100 --port 30000",
+    "python3 -m sglang_router.launch_server --model-path Qwen/Qwen3-8B --dp-size 2",
+    "python3 -m sglang.benchmark.one_batch --model-path Qwen/Qwen3-8B --batch-size 1",
 )
 
 
@@ -416,6 +423,13 @@ def bench_check_tree(blocks: int = 1000, repeats: int = 3) -> dict:
         runs = [timed(root) for _ in range(repeats)]
         start_up = [timed(empty) for _ in range(repeats)]
         data = runs[-1][2]
+        code = ("import sys, time, json; sys.path.insert(0, '.');"
+                "from macros.engine.database import cached_database;"
+                "from macros.checkdocs.run import check_paths; db = cached_database();"
+                "t = time.process_time(); r = check_paths(db, [sys.argv[1]]);"
+                "print(json.dumps({'cpu': time.process_time() - t, 'blocks': r.blocks}))")
+        alone = json.loads(subprocess.run([PY, "-c", code, str(root)], cwd=ROOT, check=True,
+                                          capture_output=True, text=True).stdout)
         checked = data["checked"]["blocks"]
         findings = data["diagnostics"]
         wall = statistics.median(r[0] for r in runs)
@@ -424,6 +438,7 @@ def bench_check_tree(blocks: int = 1000, repeats: int = 3) -> dict:
                 "cpu_s": cpu, "per_s": checked / wall, "per_cpu_s": checked / cpu,
                 "start_s": statistics.median(r[0] for r in start_up),
                 "start_cpu_s": statistics.median(r[1] for r in start_up),
+                "blocks_cpu_s": alone["cpu"],
                 "findings": len(findings),
                 "errors": sum(1 for d in findings if d["severity"] == "error")}
 
@@ -435,6 +450,9 @@ def check_tree_rows(g: dict) -> list[str]:
             "per CPU second |",
             f"| (g) of which start-up and database load (an empty folder) | {g['start_s']:.2f} s "
             f"wall, {g['start_cpu_s']:.2f} s CPU |",
+            f"| (g) the blocks alone (reading, checking, placing; in process, database loaded) | "
+            f"{g['blocks_cpu_s']:.2f} s CPU, {g['blocks_cpu_s'] / g['blocks'] * 1000:.2f} ms "
+            f"each ({g['blocks'] / g['blocks_cpu_s']:,.0f} blocks per CPU second) |",
             f"| (g) findings per block on that tree | {g['findings'] / max(g['blocks'], 1):.2f} "
             f"({g['errors']} errors) |"]
 
@@ -489,9 +507,11 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
     ap.add_argument("--suite", action="store_true",
                     help="also run the full test suite (about 7 minutes) and record its time")
-    ap.add_argument("--only", choices=["check-tree"],
-                    help="run one measurement alone: check-tree is (g)")
+    ap.add_argument("--only", choices=["check-tree", "check-docs"],
+                    help="run one measurement alone: check-tree is (g), check-docs (h)")
     args = ap.parse_args()
+    if args.only == "check-docs":
+        return print_check_docs()
     if args.only == "check-tree":
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load "
               f"{os.getloadavg()[0]:.1f}", flush=True)
@@ -517,6 +537,8 @@ def main() -> int:
     e = bench_check_line([1_000, 10_000, 100_000])
     print("(g) recipes check over a folder of 1,000 blocks …", file=sys.stderr, flush=True)
     g = bench_check_tree()
+    print("(h) recipes check on upstream-shaped docs …", file=sys.stderr, flush=True)
+    h = _check_docs()
     if args.suite:
         print("(f) the full test suite …", file=sys.stderr, flush=True)
     f = bench_suite(args.suite)
@@ -577,12 +599,30 @@ def main() -> int:
         print(row)
     for row in check_tree_rows(g):
         print(row)
+    for row in h:
+        print(row)
     if f is None:
         print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
     else:
         how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
         print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
               + ("" if f["passed"] else " (FAILED)") + " |")
+    return 0
+
+
+def _check_docs() -> list[str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import check_docs
+
+    return check_docs.rows(check_docs.quality(), check_docs.bench_tree())
+
+
+def print_check_docs() -> int:
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    print("| measurement | value |\n|---|---|")
+    for row in _check_docs():
+        print(row)
     return 0
 
 

@@ -48,29 +48,50 @@ def _text(value) -> str:
     return str(value)
 
 
+_READ: dict[tuple, Config] = {}  # a page's blocks name the same file again and again
+
+
 def read(path: Path, shown: str, catalog: Catalog) -> Config:
     """The arguments ``path`` adds to a command, as the release's merger builds them."""
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size, shown, id(catalog))
+    except OSError:
+        key = None
+    hit = _READ.get(key) if key is not None else None
+    if hit is None:
+        hit = _read(path, shown, catalog)
+        if key is not None:
+            if len(_READ) > 256:
+                _READ.clear()
+            _READ[key] = hit
+    return hit
+
+
+def _read(path: Path, shown: str, catalog: Catalog) -> Config:
     out = Config(path, shown)
     if path.suffix.lower() not in (".yaml", ".yml"):
         out.problems.append((1, f"SGLang reads only YAML config files (.yaml, .yml), not "
                                 f"'{path.suffix}'"))
         return out
     try:
-        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        text = path.read_text(encoding="utf-8")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         out.problems.append((getattr(getattr(exc, "problem_mark", None), "line", 0) + 1,
                              f"SGLang cannot read it: {str(exc).splitlines()[0]}"))
         return out
-    if node is None:
+    if data is None:
         return out
-    if not isinstance(node, yaml.MappingNode):
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         out.problems.append((node.start_mark.line + 1, "SGLang wants a mapping of options at "
                                                       "the top of the file"))
         return out
-    for key_node, value_node in node.value:
-        key = str(yaml.safe_load(yaml.serialize(key_node)))
-        value = yaml.safe_load(yaml.serialize(value_node))
-        line = key_node.start_mark.line + 1
+    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value}  # the last one counts
+    for key, value in data.items():
+        key = str(key)
+        line = lines.get(key, 1)
         name = f"--{key}"
         spec = catalog.lookup(name).spec
         if spec is not None and spec.action not in ("store", "store_true") \

@@ -201,3 +201,4 @@ def _defaults() -> None:
 
 
 _defaults()
+CORE = tuple(names())  # the programs registered here; another part of the checker adds its own

@@ -6,6 +6,10 @@ ints, floats and bools are strict (no ``"8"`` for 8, no NaN). The request-length
 exported with the calculator constants, so the CLI and the Playground read the same ones.
 References between files (a cell naming a hardware id, a text id with no Korean) are checked
 in ``database.py``, which has all files at hand. Must not do I/O.
+
+Size: one model class per file of the database, and the value domains they share (bounds,
+closed sets, the condition type); split by file, every part would import the shared domains
+back, and a maintainer reads one file's shape in one place.
 """
 
 from __future__ import annotations
@@ -195,6 +199,13 @@ class Round(Strict):
 class NameRule(Strict):
     when: Condition
     name: str
+
+
+class BranchValue(Strict):
+    """A flag value only one branch image has: valid in a command for that image only."""
+
+    image: NonEmpty  # one of the model's docker_images that names no release (a branch build)
+    why: NonEmpty  # what in that image reads it
 
 
 class ImageRule(Strict):
@@ -389,7 +400,7 @@ class ModelFile(Strict):
     # flag -> value -> who reads it: values the pinned release refuses but the model's branch
     # (or image) accepts. A missing reason (None) is told apart in database.py, which says
     # what to write; it checks the rest against the catalog too.
-    branch_values: dict[str, dict[str, str | None]] = {}
+    branch_values: dict[str, dict[str, str | BranchValue | None]] = {}
 
 
 # --- recipes/<model>/cells.yaml
