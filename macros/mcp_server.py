@@ -85,7 +85,8 @@ def command(model: str, selection: dict[str, str] | None = None, format: str = "
             release: str | None = None, lang: str = "en") -> str:
     """The selection (``{"hw": "b300", …}``, any dimension or setting id) in ``format``:
     ``command`` (as ``recipes command`` prints it), ``json`` (``--format json``), ``config``,
-    ``compose`` or ``k8s`` (as ``recipes command --as`` prints them)."""
+    ``compose`` or ``k8s`` (as ``recipes command --as`` prints them); ``release`` spells it
+    for that sglang release (``latest`` too), as ``recipes command --sglang`` does."""
     from macros.engine.resolve import resolve
     from macros.engine.selection import Selection
     from macros.site import deploy
@@ -95,11 +96,9 @@ def command(model: str, selection: dict[str, str] | None = None, format: str = "
     lang = _lang(lang)
     if format not in FORMATS:
         raise ToolError(f"unknown format '{format}' (formats: {', '.join(FORMATS)})")
-    if release is not None and release not in db.releases.order:
-        raise ToolError(f"unknown sglang release '{release}' (releases: "
-                        f"{', '.join(db.releases.order)})")
     picks = {str(k): str(v) for k, v in (selection or {}).items()}
     try:
+        release = db.releases.chosen(release, "release")
         res = resolve(db, Selection.flat(m, picks), release=release)
     except RecipeError as exc:
         raise ToolError("; ".join(str(p) for p in exc.problems)) from None

@@ -1,5 +1,5 @@
 """``recipes/catalog/flag-bounds.yaml``, read into the flag catalogs: the bounds of numeric
-flags (by kind), one flag bounded by another (``below``), the choices an environment variable
+flags (by kind), one flag bounded by another (``below``, ``at_most``), the choices an environment variable
 adds (``env_choices``), the variables a release reads outside its registry (``env_read``) and
 the flags' roles (``roles``: what generic code reads a flag for, so that it never spells one).
 
@@ -18,16 +18,22 @@ from macros.engine.errors import Problem, choices_hint
 from macros.engine.yamlfile import Marked
 
 _KIND_FIELDS = ("means", "min", "above", "max", "also")
-_FACTS = ("below", "env_choices", "env_read")  # the optional sections, one reader each below
+_FACTS = ("below", "at_most", "env_choices", "env_read")  # the optional sections, one reader each below
 # What generic code asks a flag for, by meaning: each catalog that takes part names the flags
 # that carry each role in flag-bounds.yaml's ``roles`` (so a rename in the flag history is an
 # edit there, never in the code); the server catalog must give every role.
 ROLES = {
     "tensor-parallel": "the tensor-parallel size (GPUs one copy of the weights spans)",
     "data-parallel": "the data-parallel size (attention DP groups or replicas)",
+    "pipeline-parallel": "the pipeline-parallel size (stages the layers are split into)",
     "host": "the address the server listens on",
     "port": "the port the server listens on",
     "model": "the model the server loads",
+}
+# Roles only the router's catalog gives (a router flag the checker reads for its meaning).
+ROUTER_ROLES = {
+    "prefill-url": "the flag naming a prefill server: its URL, then an optional bootstrap port "
+                   "that the router reads after parsing, a number or 'none'",
 }
 
 
@@ -69,7 +75,8 @@ def load_bounds(doc: Marked, catalogs: dict[str, Catalog]) -> list[Problem]:
         else:
             problems += _catalog_bounds(doc, catalog, package, by_kind, kinds, declared)
     problems += _roles(doc, data.get("roles"), catalogs)
-    readers = {"below": _below, "env_choices": _env_choices, "env_read": _env_read}
+    readers = {"below": _below, "at_most": _at_most, "env_choices": _env_choices,
+               "env_read": _env_read}
     for section in _FACTS:
         given = data.get(section, {})
         if not isinstance(given, dict):
@@ -111,9 +118,10 @@ def _roles(doc: Marked, given: Any, catalogs: dict[str, Catalog]) -> list[Proble
             continue
         for role, names in roles.items():
             where = ("roles", package, role)
-            if role not in ROLES:
+            allowed = ROLES if package == "sglang" else {**ROLES, **ROUTER_ROLES}
+            if role not in allowed:
                 problems.append(doc.problem(where, f"'{role}' is not a role the engine asks for "
-                                            f"({choices_hint(str(role), ROLES)})"))
+                                            f"({choices_hint(str(role), allowed)})"))
                 continue
             if not isinstance(names, list) or not names:
                 problems.append(doc.problem(where, f"{role}: give the flags that carry it as a "
@@ -148,11 +156,19 @@ def _flag_problem(catalog: Catalog, name: Any, numeric: bool = False) -> str | N
     return None
 
 
-def _below(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+def _at_most(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
+    """``flag: {flag: other, means: …}``: the value may equal the other flag's, not exceed it."""
+    return _below(catalog, name, entry, strict=False)
+
+
+def _below(catalog: Catalog, name: Any, entry: Any, strict: bool = True
+           ) -> tuple[tuple, str] | None:
     """``flag: {flag: other, means: …}``: the value must be less than the other flag's."""
     bad = _flag_problem(catalog, name, numeric=True)
     if bad:
         return (), bad
+    if name in catalog.below:
+        return (), f"{name} is bounded by {catalog.below[name][0]} already; one bound per flag"
     if not isinstance(entry, dict) or set(entry) != {"flag", "means"}:
         return (), f"{name}: give the entry as {{flag: the flag it stays below, means: why}}"
     other, means = entry["flag"], entry["means"]
@@ -162,7 +178,7 @@ def _below(catalog: Catalog, name: Any, entry: Any) -> tuple[tuple, str] | None:
         return ("flag",), bad
     if not isinstance(means, str) or not means.strip():
         return ("means",), f"{name}: 'means' says why the value stays below {other}"
-    catalog.below[name] = (other, means.strip())
+    catalog.below[name] = (other, means.strip(), strict)
     return None
 
 

@@ -127,8 +127,9 @@ class Catalog:
     programs: tuple[str, ...] = ()
     # name -> what the release does with it, in the words of its deprecation warning
     deprecated_env: dict[str, str] = field(default_factory=dict)
-    # flag -> (the flag its value must stay below, what the two mean together)
-    below: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # flag -> (the flag that bounds its value, what the two mean together, True: strictly
+    # below it (``below``), False: at most it (``at_most``))
+    below: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
     # role -> the flags that carry it, first given wins (flag-bounds.yaml's ``roles``)
     roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _names: dict[str, tuple[FlagSpec, str]] = field(default_factory=dict, repr=False)
@@ -208,8 +209,19 @@ class Catalog:
         return default
 
     def canonical(self, written: str) -> str | None:
+        """The name ``written`` stands for: the flag's own name for an alias; a ``--no-X``
+        form of a ``BooleanOptionalAction`` flag stays itself (it sets X false, so a rule
+        that asks for ``--X`` must not see it)."""
         hit = self._names.get(written)
-        return hit[0].name if hit else None
+        if hit is None:
+            return None
+        return written if hit[1] == "negated" else hit[0].name
+
+    def dest(self, written: str) -> str:
+        """The flag ``written`` sets, whatever its spelling (``--no-X`` and ``--X`` both set
+        X): two words with one dest are one setting, the later one wins."""
+        hit = self._names.get(written)
+        return hit[0].name if hit else written
 
     def stock_read(self, name: str) -> str | None:
         """How the release reads environment variable ``name`` (words that follow "read"),
@@ -228,16 +240,19 @@ class Catalog:
         ``given`` (full name -> values, each sound for its flag) break; a flag left out counts
         with its default, a placeholder is never judged."""
         out = []
-        for name, (other, means) in self.below.items():
+        for name, (other, means, strict) in self.below.items():
+            if other not in self.flags:  # a release that spells the bounding flag otherwise
+                continue
             value = _one_number(self.flags[name], given.get(name))
             absent = other not in given
             default = self.flags[other].default
             limit = (default if isinstance(default, (int, float)) and not isinstance(default, bool)
                      else None) if absent else _one_number(self.flags[other], given[other])
-            if value is None or limit is None or value < limit:
+            if value is None or limit is None or value < limit or (value == limit and not strict):
                 continue
             shown = f"{limit}, its default" if absent else given[other][0]
-            out.append((name, other, f"{name} {given[name][0]}: must be less than {other} "
+            bound = "less than" if strict else "at most"
+            out.append((name, other, f"{name} {given[name][0]}: must be {bound} {other} "
                                      f"({shown}): {means}"))
         return out
 

@@ -195,6 +195,9 @@ class Round(Strict):
     id: str
     version: str  # as the round's notes name the build ("v0.5.18 @ 71de97b2", "PR #25820")
     sglang: str | None = None  # the release it ran on, when the build is one (0.5.18)
+    # a text id that names the build in prose, in each language, when ``version`` is words
+    # rather than a build ("not recorded upstream")
+    text: str | None = None
     notes: list[str] = []
 
 
@@ -541,7 +544,8 @@ class BenchWorkload(Strict):
     # the datasets whose requests have exactly the row's lengths (at a range ratio of 1.0)
     dataset: Literal["random", "random-ids"]
     random_range_ratio: float = Field(ge=0, le=1, allow_inf_nan=False)
-    warmup_requests: int = Field(ge=0, le=1_000_000)
+    # None: the command leaves --warmup-requests out (bench_serving's own default ran)
+    warmup_requests: int | None = Field(default=None, ge=0, le=1_000_000)
     flush_cache: bool
 
 

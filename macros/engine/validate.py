@@ -137,7 +137,7 @@ class Validator:
 
     def flag_name(self, doc: str, path: tuple, name: str, catalog: Catalog | None = None) -> None:
         catalog = catalog or self.catalog
-        if catalog.lookup(name).kind != "exact":
+        if catalog.lookup(name).kind not in ("exact", "negated"):
             self.out.add(self.docs[doc], path, _flag_problem(name, catalog))
 
     def flag_text(self, doc: str, path: tuple, text: str, *, one: bool = True,
@@ -224,11 +224,13 @@ class Validator:
         """The values a condition sees for flag ``name`` (its first value; a flag without a
         value reads as 'true'), or why the name is wrong. Cells hold server flags only."""
         catalogs = (self.catalog,) if of_cell else (self.catalog, self.router)
-        spec = next((c.flags[name] for c in catalogs if c.lookup(name).kind == "exact"), None)
+        hit = next((h for c in catalogs if (h := c.lookup(name)).kind in ("exact", "negated")),
+                   None)
+        spec = hit.spec if hit is not None else None
         if spec is None:
             return _flag_problem(name, self.catalog)
         D, what = condition_check.Domain, f"flag '{name}'"
-        if not spec.takes_value:
+        if not spec.takes_value or hit.kind == "negated":
             return D(what, ("true",), note="a flag without a value reads as 'true'; test that it "
                      "is absent with 'lacks'")
         added = tuple(self.m.info.branch_values.get(name, {})) \
@@ -576,6 +578,7 @@ class Validator:
         for i, r in enumerate(info.rounds):
             for j, n in enumerate(r.notes):
                 self.text(d, ("rounds", i, "notes", j), n)
+            self.text(d, ("rounds", i, "text"), r.text)
         self.text(d, ("summary",), info.summary)
         for i, fact in enumerate(info.about):
             self.text(d, ("about", i, "label"), fact.label)
@@ -790,6 +793,13 @@ class Validator:
                     self.out.add(self.docs[d], p + ("pins", name), f"pin '{name}' is not a flag "
                                  f"of this cell ({choices_hint(name, names)})")
                 self.text(d, p + ("pins", name), reason)
+                for lang in LANGS:  # the caveat's title is the flag: its text need not repeat it
+                    if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])",
+                                 self.m.text[lang].get(reason, "")):
+                        self.out.add(self.docs[d], p + ("pins", name), f"the reason text "
+                                     f"'{reason}' names {name} again ({lang}); the caveat's title "
+                                     "is the flag already: say 'this value' instead")
+                        break
             self.m.cell_flags.append(flags)
 
     def _option_templates(self) -> None:
@@ -1008,8 +1018,8 @@ class Validator:
                 continue
             flags = bench_serving.reproduce(bench.workload, row, prompts, "{{MODEL_NAME}}",
                                             "{{PORT}}")
-            for message in bench_serving.problems(self.bench_releases, bench_serving.PROGRAM,
-                                                  flags, res.sglang):
+            way = bench_serving.program(self.bench_releases, res.sglang)
+            for message in bench_serving.problems(self.bench_releases, way, flags, res.sglang):
                 self.out.add(doc, where, f"the reproduce command of row {j + 1}: {message}")
 
     def _accuracy(self, path: tuple, res) -> None:

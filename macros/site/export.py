@@ -69,16 +69,16 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
             env_names |= {e.split("=", 1)[0] for e in o.env}
     for t in model.rules.transforms:
         env_names |= {e.split("=", 1)[0] for e in t.env}
-    # the releases the model's images ship, each judged by its own catalog (check_state)
-    releases = sorted({db.releases.resolve(r.sglang) for r in model.info.docker_images}
-                      - {db.catalog.version})
+    # every release of the history but the pinned one, each judged by its own catalog
+    # (check_state): the reader may spell the command for any of them
+    releases = [v for v in db.releases.order if v != db.catalog.version]
     platforms = [db.platforms[h].model_dump(mode="json") for h in model.info.hardware]
     used: set[str] = set()
     for part in (info, cells, axes, rules):
         _strings(part, used)
     used |= {k for k in db.text[lang] if k.split(".")[0] in
              ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint",
-              "migrate")}
+              "migrate", "release")}
     text = {k: v for k, v in sorted(model.text[lang].items()) if k in used}
     return {
         "version": EXPORT_VERSION,
@@ -91,6 +91,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "axes": axes,
         "rules": rules,
         "catalog": {"package": db.catalog.package, "version": db.catalog.version,
+                    "roles": {k: list(v) for k, v in db.catalog.roles.items()},
                     **_catalog_slice(db.catalog, names, env_names)},
         "release_catalogs": {v: _catalog_slice(db.releases.catalog(v), names, env_names)
                              for v in releases},
@@ -106,7 +107,7 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
     flags = {}
     for name in names:
         hit = catalog.lookup(name)
-        spec = hit.spec if hit.kind in ("exact", "alias") else None
+        spec = hit.spec if hit.kind in ("exact", "alias", "negated") else None
         if spec is None:
             continue
         flags[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
@@ -115,7 +116,14 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
                        "deprecated": spec.deprecated, "default": spec.default,
                        "action": spec.action,
                        "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
-    return {"flags": flags, "env": sorted(n for n in env_names if n in catalog.env),
+        if hit.kind == "negated":  # --no-X sets X false: one setting with X (resolve.splice)
+            flags[name]["negates"] = spec.name
+    # each flag bounded by another (catalog.below_problems): the bound, why, strictly below,
+    # and the bounding flag's default (it counts when the command leaves that flag out)
+    below = {name: [other, means, strict, catalog.flags[other].default]
+             for name, (other, means, strict) in sorted(catalog.below.items()) if name in flags}
+    return {"flags": flags, "below": below,
+            "env": sorted(n for n in env_names if n in catalog.env),
             "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
                                if n in catalog.deprecated_env}}
 
@@ -123,9 +131,12 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
 def _releases(db: Database) -> dict:
     """What the Playground needs to spell a command for its release (releases.Releases)."""
     r = db.releases
-    return {"pinned": r.pinned.version, "newest": r.newest, "migrations": [
+    return {"pinned": r.pinned.version, "newest": r.newest, "order": list(r.order),
+            "migrations": [
         {"id": m.id, "flag": m.flag, "rename": m.rename, "default": m.default,
          "since": r.deprecated_since(m.flag),
          "applies_in": [v for v in r.order if r.applies(m, v)],
+         # the releases that lack each replacement flag: there it is read back (migrate)
+         "lacking": {n: [v for v in r.order if not r.has(v, n)] for n in sorted(m.new_flags())},
          "removal": {v: r.removal(v, m.flag) for v in r.order if r.removal(v, m.flag)}}
         for m in r.migrations]}

@@ -86,7 +86,10 @@ def test_mcp_server_answers_as_the_cli_does(db, cli):
             want = cli("command", model_id, *sets, *extra).out
             got = answers[(model_id, json.dumps(flat), fmt)]
             assert got.rstrip("\n") == want.rstrip("\n"), (model_id, flat, fmt)
-    assert "sglang serve" in answers["release"] or "launch_server" in answers["release"]
+    release = answers["options"]["releases"][0]
+    sets = [a for k, v in picks[0][1].items() for a in ("--set", f"{k}={v}")]
+    want = cli("command", picks[0][0], *sets, "--sglang", release).out
+    assert answers["release"].rstrip("\n") == want.rstrip("\n")
     assert answers["bad"].is_error
     assert "no-such-model" in _text_any(answers["bad"]) and MODELS[0] in _text_any(answers["bad"])
     want = cli("check", "--format", "json", "--",

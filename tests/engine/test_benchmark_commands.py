@@ -25,10 +25,10 @@ from macros.engine.errors import RecipeError
 from macros.engine.served import served
 from macros.site.pages import MacroError, Site
 
-RECIPE = {"en": "Served with the recipe command of these settings.",
-          "ko": "이 설정의 레시피 명령 그대로 서빙했어요."}
-CHANGED = {"en": "Served with the recipe command of these settings, changed:",
-           "ko": "이 설정의 레시피 명령에서 다음을 바꿔 서빙했어요:"}
+RECIPE = {"en": "Served with this selection's recipe command, unchanged.",
+          "ko": "이 선택의 레시피 명령을 바꾸지 않고 서빙했어요."}
+CHANGED = {"en": "Served with this selection's recipe command, with these changes:",
+           "ko": "이 선택의 레시피 명령에서 다음을 바꿔 서빙했어요:"}
 SERVE_TITLE = {"en": "Serve command", "ko": "서빙 명령"}
 REPRODUCE_TITLE = {"en": "Reproduce: input {isl}, output {osl}, concurrency {c}",
                    "ko": "재현: 입력 {isl}, 출력 {osl}, 동시성 {c}"}
@@ -92,17 +92,33 @@ def first_index(data: dict, pred) -> int:
     return next(i for i, r in enumerate(data["results"]) if pred(r))
 
 
-def expected_reproduce(model, run, row, prompts: int) -> str:
+NEW_MODULE = "python3 -m sglang.benchmark.serving"  # where bench_serving moved (issue #24)
+
+
+def module_of(db, release: str | None) -> str:
+    """The module a reproduce command for ``release`` runs: the new one from the first release
+    that starts bench_serving as it, the old one before and for a build between releases."""
+    programs = db.bench_releases.programs
+    if release is not None and NEW_MODULE in programs[release]:
+        return NEW_MODULE
+    return "python3 -m sglang.bench_serving"
+
+
+def is_bench(code: str) -> bool:
+    return code.startswith(("python3 -m sglang.bench_serving", NEW_MODULE))
+
+
+def expected_reproduce(model, run, row, prompts: int, db, release: str | None) -> str:
     """The reproduce command a speed row must have, written out as the spec says it."""
     w = model.benchmarks.workload
     port = next(f.value for f in run.command.flags if f.name == "--port")
-    lines = ["python3 -m sglang.bench_serving", "  --backend sglang", "  --host localhost",
+    lines = [module_of(db, release), "  --backend sglang", "  --host localhost",
              f"  --port {port}", f"  --model {run.command.model_name}",
              f"  --dataset-name {w.dataset}", f"  --random-input-len {row.isl}",
              f"  --random-output-len {row.osl}", f"  --random-range-ratio {w.random_range_ratio}",
-             f"  --num-prompts {prompts}", f"  --max-concurrency {row.concurrency}",
-             f"  --warmup-requests {w.warmup_requests}"] + \
-        (["  --flush-cache"] if w.flush_cache else [])
+             f"  --num-prompts {prompts}", f"  --max-concurrency {row.concurrency}"] + \
+        ([f"  --warmup-requests {w.warmup_requests}"] if w.warmup_requests is not None else []) \
+        + (["  --flush-cache"] if w.flush_cache else [])
     return " \\\n".join(lines)
 
 
@@ -234,9 +250,10 @@ def test_every_speed_row_has_its_generated_reproduce_command_beside_it(db, model
         want = [(REPRODUCE_TITLE[lang].format(
                     isl=f"{row.isl:,}", osl=f"{row.osl:,}", c=f"{row.concurrency:,}"),
                  expected_reproduce(m, run, row, row.num_prompts or
-                                    bench.num_prompts_by_concurrency[row.concurrency]))
+                                    bench.num_prompts_by_concurrency[row.concurrency],
+                                    db, result.sglang))
                 for row in result.rows]
-        assert [f for f in fences(lines) if "bench_serving" in f[1]] == want
+        assert [f for f in fences(lines) if is_bench(f[1])] == want
         rows += len(want)
     assert rows == sum(len(r.rows) for r in bench.results) > 0
 
@@ -258,7 +275,8 @@ def test_a_rows_own_prompt_count_wins_over_the_files(recipes_copy, model):
     page = Site(copy, "en").benchmarks(model)
     m = copy.model(model)
     result = next(r for r in m.benchmarks.results if r.rows)
-    expected = expected_reproduce(m, served(copy, m, result), result.rows[0], 7)
+    expected = expected_reproduce(m, served(copy, m, result), result.rows[0], 7, copy,
+                                  result.sglang)
     assert "  --num-prompts 7 \\" in expected
     assert expected in "\n".join(line[4:] for line in page.splitlines())
 
@@ -266,11 +284,24 @@ def test_a_rows_own_prompt_count_wins_over_the_files(recipes_copy, model):
 @pytest.mark.parametrize("model", MODELS)
 def test_the_cache_flush_is_left_out_when_the_workload_does_not_flush(recipes_copy, model):
     edit_bench(recipes_copy, model, lambda d: d["workload"].update(flush_cache=False))
+    copy = load_database(recipes_copy)
+    page = Site(copy, "en").benchmarks(model)
+    commands = [code for b in result_blocks(page) for _, code in fences(b)
+                if is_bench(code)]
+    warmup = copy.model(model).benchmarks.workload.warmup_requests  # the model's own workload
+    last = "  --max-concurrency" if warmup is None else f"  --warmup-requests {warmup}"
+    assert commands and all(c.rsplit("\n", 1)[-1].startswith(last) for c in commands)
+    assert not any("--flush-cache" in c for c in commands)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_workload_without_warmup_requests_leaves_the_argument_out(recipes_copy, model):
+    """A run on bench_serving's own warm-up default declares none; its commands say none."""
+    edit_bench(recipes_copy, model, lambda d: d["workload"].pop("warmup_requests", None))
     page = Site(load_database(recipes_copy), "en").benchmarks(model)
     commands = [code for b in result_blocks(page) for _, code in fences(b)
-                if "bench_serving" in code]
-    assert commands and all(c.endswith("  --warmup-requests 64") for c in commands)
-    assert not any("--flush-cache" in c for c in commands)
+                if is_bench(code)]
+    assert commands and not any("--warmup-requests" in c for c in commands)
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -279,7 +310,7 @@ def test_the_reproduce_command_reaches_the_port_the_run_served_on(recipes_copy, 
         extra_flags=["--port 30001"], extra_env=[]))
     page = Site(load_database(recipes_copy), "en").benchmarks(model)
     (lines,) = [b for b in result_blocks(page) if "` --port 30001 `" in " ".join(b)]
-    commands = [code for _, code in fences(lines) if "bench_serving" in code]
+    commands = [code for _, code in fences(lines) if is_bench(code)]
     assert commands and all("\n  --port 30001 \\\n" in c for c in commands)
 
 
@@ -303,35 +334,50 @@ def test_an_unknown_release_is_a_load_error_with_the_histories_releases(recipes_
         f"'v0.5.18' (the flag history's: did you mean '0.5.18'? known: {RELEASES})"]
 
 
-def release_round(db, model: str, data: dict) -> int:
-    """The first result whose round ran a release of the flag history."""
+def release_round(recipes: Path, db, model: str, rows: bool = False) -> int:
+    """The first result whose round ran a release of the flag history; a model whose results
+    all ran branch builds gets one in the copy: its first result with rows, on a round of the
+    release its first row's command is written for (valid data either way)."""
     rounds = {r.id: r.version for r in db.model(model).info.rounds}
-    return first_index(data, lambda r: r.get("round") and r.get("sglang")
-                       and r["sglang"] in rounds[r["round"]])
+    data = yaml.safe_load((recipes / model / "benchmarks.yaml").read_text())
+    found = [i for i, r in enumerate(data["results"]) if r.get("round") and r.get("sglang")
+             and r["sglang"] in rounds[r["round"]] and (r.get("rows") or not rows)]
+    if found:
+        return found[0]
+    release = db.catalog.version
+    edit_yaml(recipes / model / "model.yaml", lambda d: d["rounds"].append(
+        {"id": "test-release", "version": f"v{release}", "sglang": release}))
+    i = first_index(data, lambda r: r.get("rows"))
+    edit_bench(recipes, model, lambda d: d["results"][i].update(round="test-release",
+                                                               sglang=release))
+    return i
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_release_other_than_its_rounds_is_a_load_error(recipes_copy, db, model):
-    path = recipes_copy / model / "benchmarks.yaml"
-    i = release_round(db, model, yaml.safe_load(path.read_text()))
-    edit_bench(recipes_copy, model, lambda d: d["results"][i].update(sglang="0.5.23"))
-    result = db.model(model).benchmarks.results[i]
-    version = next(r.version for r in db.model(model).info.rounds if r.id == result.round)
+    i = release_round(recipes_copy, db, model)
+    other = next(v for v in reversed(db.releases.order)
+                 if v != yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
+                 ["results"][i]["sglang"])
+    edit_bench(recipes_copy, model, lambda d: d["results"][i].update(sglang=other))
+    copy = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
+    rounds = yaml.safe_load((recipes_copy / model / "model.yaml").read_text())["rounds"]
+    version = next(r["version"] for r in rounds if r["id"] == copy["round"])
     assert load_messages(recipes_copy) == [
-        f"{position(recipes_copy, model, ('results', i, 'sglang'))}: round '{result.round}' "
-        f"ran SGLang {version}, not release 0.5.23"]
+        f"{position(recipes_copy, model, ('results', i, 'sglang'))}: round '{copy['round']}' "
+        f"ran SGLang {version}, not release {other}"]
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_result_in_a_round_that_ran_a_release_must_name_it(recipes_copy, db, model):
-    path = recipes_copy / model / "benchmarks.yaml"
-    i = release_round(db, model, yaml.safe_load(path.read_text()))
+    i = release_round(recipes_copy, db, model)
+    result = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
     edit_bench(recipes_copy, model, lambda d: d["results"][i].pop("sglang"))
-    result = db.model(model).benchmarks.results[i]
-    version = next(r.version for r in db.model(model).info.rounds if r.id == result.round)
+    rounds = yaml.safe_load((recipes_copy / model / "model.yaml").read_text())["rounds"]
+    version = next(r["version"] for r in rounds if r["id"] == result["round"])
     assert load_messages(recipes_copy) == [
-        f"{position(recipes_copy, model, ('results', i, 'round'))}: round '{result.round}' "
-        f"ran SGLang {version}: name its release with 'sglang: {result.sglang}'"]
+        f"{position(recipes_copy, model, ('results', i, 'round'))}: round '{result['round']}' "
+        f"ran SGLang {version}: name its release with 'sglang: {result['sglang']}'"]
 
 
 def _extra_refused(recipes_copy, model: str, key: str, value: str) -> tuple[str, list[str]]:
@@ -403,17 +449,17 @@ def drop_from_history(recipes: Path, argument: str, keep: list[str]) -> None:
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_reproduce_argument_its_release_lacks_is_a_load_error(recipes_copy, db, model):
+    i = release_round(recipes_copy, db, model, rows=True)
     data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
-    i = first_index(data, lambda r: r.get("rows") and r.get("sglang"))
     release = data["results"][i]["sglang"]
     others = [v for v in db.bench_releases.order if v != release]
-    drop_from_history(recipes_copy, "--warmup-requests", others)
+    drop_from_history(recipes_copy, "--max-concurrency", others)
     lacking = [j for j, r in enumerate(data["results"]) if r.get("rows")
                and r.get("sglang") in (release, None)]
     messages = [m for m in load_messages(recipes_copy) if m.startswith(f"recipes/{model}/")]
     assert messages[0] == (
         f"{position(recipes_copy, model, ('results', i, 'sglang'))}: the reproduce command of "
-        f"row 1: bench_serving of sglang {release} has no argument --warmup-requests (the "
+        f"row 1: bench_serving of sglang {release} has no argument --max-concurrency (the "
         f"releases that have it: {db.bench_releases.ranges(others)})")
     assert len(messages) == sum(len(data["results"][j]["rows"]) for j in lacking)
 
@@ -430,12 +476,12 @@ def test_a_result_on_a_build_between_releases_is_checked_against_every_release(
         result.pop("sglang", None)
     edit_bench(recipes_copy, model, change)
     keep = list(db.bench_releases.order[1:])
-    drop_from_history(recipes_copy, "--warmup-requests", keep)
+    drop_from_history(recipes_copy, "--max-concurrency", keep)
     data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
     i = first_index(data, lambda r: r.get("round") == "nightly")
     first = db.bench_releases.order[0]
     wanted = (f"{position(recipes_copy, model, ('results', i))}: the reproduce command of row "
-              f"1: bench_serving of sglang {first} has no argument --warmup-requests (the "
+              f"1: bench_serving of sglang {first} has no argument --max-concurrency (the "
               f"releases that have it: {db.bench_releases.ranges(keep)})")
     assert wanted in load_messages(recipes_copy)
 
@@ -504,3 +550,38 @@ def test_a_bench_directive_naming_a_release_the_history_lacks_fails_the_docs_che
     assert len(failures) == 1
     assert "the bench directive names sglang 0.4.0, which the flag history does not cover" \
         in failures[0]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_each_release_reproduces_with_its_own_module_and_its_parser_takes_it(db, model):
+    """The module per release: the new one from the first release that has it (0.5.15 in the
+    history), the old one before; each command is one that release's bench parser takes. The
+    model's own results cover what they cover; every release of the history is tried too."""
+    from macros.engine import bench_serving
+
+    releases = db.bench_releases
+    first_new = next(v for v in releases.order if NEW_MODULE in releases.programs[v])
+    assert first_new != releases.order[0]
+    m = db.model(model)
+    results = [r for r in m.benchmarks.results if r.rows] if m.benchmarks else []
+    for result in results:
+        run = served(db, m, result)
+        for version in [*releases.order, None]:
+            way = bench_serving.program(releases, version)
+            assert way == module_of(db, version), version
+            for flags in served_reproduce(db, result, m, run):
+                assert bench_serving.problems(releases, way, flags, version) == [], version
+            if version is not None:
+                before = releases.order.index(version) < releases.order.index(first_new)
+                assert (way == NEW_MODULE) is not before
+    blocks = result_blocks(Site(db, "en").benchmarks(model))
+    for result, lines in zip(in_page_order(db, model), blocks):
+        for _, code in fences(lines):
+            if is_bench(code):
+                assert code.startswith(module_of(db, result.sglang) + " \\\n"), result.sglang
+
+
+def served_reproduce(db, result, m, run):
+    from macros.engine import served as served_module
+
+    return served_module.reproduce(db, result, m.benchmarks, run.command)

@@ -251,12 +251,18 @@ def korean_search(sites):
 
 
 def _longest_flag(model_id: str) -> str:
+    """The flag of the model's first command that the fewest other models' cells write (the
+    longest of those): a search shows ten results at a time, and a flag every model writes
+    may list ten other pages first, which says nothing about this model's page."""
     from macros.engine.database import cached_database
     from macros.site.pages import Site
 
     db = cached_database()
     res = Site(db, "ko").resolve(model_id, **db.model(model_id).cells[0].match)
-    return max((f.name for f in res.flags), key=len)
+    others = [{f.name for flags in m.cell_flags for f in flags}
+              for m in db.models.values() if m.id != model_id]
+    return min((f.name for f in res.flags),
+               key=lambda name: (sum(name in names for names in others), -len(name)))
 
 
 # A term the glossary keeps in Korean and every model page uses, with particles attached.

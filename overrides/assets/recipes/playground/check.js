@@ -102,9 +102,29 @@ function finding(severity, rule, flags, fields, textId) {
   return { severity: severity, rule: rule, message: { id: textId || rule, fields: fields || {} }, flags: flags };
 }
 
+// catalog.below_problems: a flag bounded by another (strictly below it, or at most it); the
+// bounding flag counts with its default when the command leaves it out.
+function belowProblems(catalog, given) {
+  var below = catalog.below || {}, out = [];
+  Object.keys(below).forEach(function (name) {
+    var other = below[name][0], means = below[name][1], strict = below[name][2], dflt = below[name][3];
+    var spec = get(catalog.flags, name), ospec = get(catalog.flags, other);
+    var one = function (s, values) {  // catalog._one_number
+      return !s || !values || values.length !== 1 || PLACEHOLDER.test(values[0]) ? null : numberOf(s.type, values[0]);
+    };
+    var value = one(spec, get(given, name)), absent = !has(given, other);
+    var limit = absent ? (typeof dflt === 'number' ? dflt : null) : one(ospec, given[other]);
+    if (value === null || limit === null || value < limit || (value === limit && !strict)) return;
+    var shown = absent ? pyStr(limit) + ', its default' : given[other][0];
+    out.push([name, other, name + ' ' + given[name][0] + ': must be ' + (strict ? 'less than' : 'at most') +
+              ' ' + other + ' (' + shown + '): ' + means]);
+  });
+  return out;
+}
+
 export function checkState(st, flags, env, release) {  // as the command's release parses it
   var data = st.data, catalog = get(data.release_catalogs || {}, release) || data.catalog, out = [];
-  var branchValues = data.model.branch_values || {};
+  var branchValues = data.model.branch_values || {}, given = {};
   Object.keys(flags).forEach(function (name) {
     var spec = get(catalog.flags, name);
     if (!spec) return out.push(finding('error', 'catalog.unknown-flag', [name], { flag: name }));
@@ -112,6 +132,10 @@ export function checkState(st, flags, env, release) {  // as the command's relea
                                           { flag: name, why: spec.deprecated.replace(/^deprecated:\s*/, '') }));
     var problem = valueProblem(name, spec, flags[name], get(branchValues, name));
     if (problem) out.push(finding('error', 'catalog.bad-value', [name], { problem: problem }));
+    else given[name] = flags[name];
+  });
+  belowProblems(catalog, given).forEach(function (p) {
+    out.push(finding('error', 'catalog.bad-value', [p[0], p[1]], { problem: p[2] }));
   });
   if (!has(flags, '--model-path')) out.push(finding('error', 'catalog.missing-model', ['--model-path']));
   var branch = data.model.branch_env || {}, deprecated = catalog.env_deprecated || {};
