@@ -59,8 +59,9 @@ def _typed(text: str):
 
 def config_split(db: Database, res: Resolution) -> tuple[dict, list[Flag]]:
     """The flags a ``--config`` YAML carries (key → value) and those that stay on the command
-    line, in the command's order."""
-    catalog = _catalog(db, res)
+    line, in the command's order. A flag goes into the file only where both the command's
+    release and the pinned one read it as a plain option (a file outlives its release)."""
+    catalogs = {id(c): c for c in (_catalog(db, res), db.catalog)}.values()
     per_node = {t for v in db.reader_values if v.deploy in ("rank", "self") for t in v.tokens}
     counts: dict[str, int] = {}
     for f in res.flags:
@@ -68,9 +69,11 @@ def config_split(db: Database, res: Resolution) -> tuple[dict, list[Flag]]:
     config: dict = {}
     stay: list[Flag] = []
     for f in res.flags:
-        hit = catalog.lookup(f.name)
-        spec = hit.spec if hit.kind == "exact" else None
-        keep = (spec is None or counts[f.name] > 1 or spec.action not in ("store", "store_true")
+        hits = [c.lookup(f.name) for c in catalogs]
+        specs = [h.spec if h.kind == "exact" else None for h in hits]
+        spec = specs[0]
+        keep = (any(s is None or (s.action, s.nargs) != (spec.action, spec.nargs) for s in specs)
+                or counts[f.name] > 1 or spec.action not in ("store", "store_true")
                 or any(t in v for v in f.values for t in per_node))
         if not keep and spec.action == "store_true" and not f.values:
             config[f.name[2:]] = True

@@ -219,17 +219,22 @@ def test_config_keeps_on_the_command_line_what_a_file_cannot_say(db):
     assert f"{optional.negations[0]} \\" in text
 
 
-def test_check_finds_the_same_in_the_config_file_as_in_the_command(db, model_id, distinct):
-    """``recipes check`` of the command the config file stands for (its flags read back as
-    SGLang reads them) finds what it finds in the command."""
+def test_check_reads_the_config_file_as_it_reads_the_command(db, model_id, distinct, tmp_path):
+    """``recipes check`` of the config file's run line (the file written beside it, read by
+    ``--config``) finds what it finds in the command: the same rules, the same severities;
+    and its flags read back as SGLang reads them find the same too."""
+    model = db.model(model_id)
     for flat, res in distinct[:: max(1, len(distinct) // 60)]:
-        model = db.model(model_id)
-        words, _, _ = _read_back(db, res, deploy.files(db, model, res, "config", "en"))
+        files = deploy.files(db, model, res, "config", "en")
+        (tmp_path / files[0].name).write_text(files[0].text, encoding="utf-8")
+        run = _run_line(files[0].text)
+        words, _, _ = _read_back(db, res, files)
         original = " ".join([res.program] + res.flag_texts)
-        expanded = " ".join([res.program] + [shlex.quote(w) for w in words])
-        sig = [Counter((f.severity.value, f.rule) for f in check_text(
-            db, text, model_id=model_id, **flat)) for text in (original, expanded)]
-        assert sig[0] == sig[1], flat
+        texts = {"command": original, "config": shlex.join(run),
+                 "read back": " ".join([res.program] + [shlex.quote(w) for w in words])}
+        sig = {k: Counter((f.severity.value, f.rule) for f in check_text(
+            db, text, model_id=model_id, base_dir=tmp_path, **flat)) for k, text in texts.items()}
+        assert sig["config"] == sig["command"] == sig["read back"], flat
 
 
 # --- Docker Compose ---------------------------------------------------------------------------
