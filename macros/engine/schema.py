@@ -110,12 +110,9 @@ class VendorRun(Strict):
     # every die: gpus_per_node × devices_per_card of them).
     per_device: str | None = Field(default=None, pattern=r"\{index\}")
     host_network: bool = False  # the vendor's transport needs the host's network (RDMA)
-    # Deployment files (macros/site/deploy.py): the Kubernetes device plugin's resource that
-    # hands a pod the node's accelerators (one per device, as per_device counts them), and
-    # the Compose device reservation that stands for a ``--gpus`` option (its count is the
-    # option's value).
+    # site/deploy.py: the device-plugin resource a pod asks (one per device), the Compose
     resource: str = Field(pattern=r"^[a-z0-9.-]+/[A-Za-z0-9._-]+$")
-    gpus: dict[str, str | list[str]] | None = None
+    gpus: dict[str, str | list[str]] | None = None  # device reservation standing for --gpus
 
 
 class Containers(Strict):
@@ -163,9 +160,7 @@ class ReaderValue(Strict):
     tokens: list[Annotated[str, Field(pattern=_TOKEN)]] = Field(min_length=1)
     text: str  # what it stands for (a text id of the catalog)
     kind: ReaderKind
-    # What a deployment file (macros/site/deploy.py) puts in its place: the address of the
-    # group's first node (leader), the node's own index (rank) or address (self), the address
-    # of the PD prefill or decode server (prefill, decode); None: the reader's value.
+    # what a deployment file fills in (site/servers.py; None: the reader's value)
     deploy: Literal["leader", "rank", "self", "prefill", "decode"] | None = None
 
 
