@@ -9,7 +9,7 @@
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
 import { text } from './render.js';
-import { optionProbe, probeQueue } from './effects.js';
+import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue } from './effects.js';
 import { hashOf, ownsHash, readSelection } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
@@ -53,7 +53,12 @@ Playground.prototype.group = function (key, labelId, options, parent) {
       self.choose(key, o.id);
     });
     g.buttons[o.id] = b; g.tips[o.id] = tip;
-    line.appendChild(el('span', { className: 'rp-opt' }, [b, tip]));
+    var opt = el('span', { className: 'rp-opt' }, [b, tip]);
+    // a greyed option says what would make it count once the reader points at it (explainOption)
+    ['mouseenter', 'focusin', 'touchstart'].forEach(function (kind) {
+      opt.addEventListener(kind, function () { self.explain(key, o.id); }, { passive: true });
+    });
+    line.appendChild(opt);
   });
   row.appendChild(box);
   parent.appendChild(row);
@@ -223,6 +228,21 @@ Playground.prototype.probeIdle = function (res) {
   setTimeout(step, 0);
 };
 
+/** Put what a probed option's reason names into its tip (effects.explainOption), once per
+ *  selection: the setting, platform or release that would give it an effect, or the finding
+ *  that SGLang would refuse. */
+Playground.prototype.explain = function (key, option) {
+  var b = this.groups[key].buttons[option], tip = this.groups[key].tips[option];
+  var reason = b.getAttribute('data-reason');
+  if ((reason !== NO_EFFECT && reason !== REFUSED) || !this.res || b.getAttribute('data-explained') === String(this.round)) return;
+  var why;
+  try { why = explainOption(this.data, this.res, key, option, reason); } catch (e) { return; }
+  var words = this.t(why.reason, why.fields);
+  b.title = words;
+  tip.textContent = words;
+  b.setAttribute('data-explained', String(this.round));
+};
+
 Playground.prototype.setOption = function (key, state, chosen) {
   var g = this.groups[key];
   var b = g.buttons[state.id], tip = g.tips[state.id];
@@ -231,14 +251,17 @@ Playground.prototype.setOption = function (key, state, chosen) {
   b.setAttribute('aria-pressed', chosen ? 'true' : 'false');
   b.classList.toggle('rp-option--disabled', disabled);
   if (disabled) {
-    var reason = this.t(state.reason || 'gate.not-shown');
+    var reason = this.t(state.reason || 'gate.not-shown', state.fields);
     b.setAttribute('aria-disabled', 'true');
+    b.setAttribute('data-reason', state.reason || '');
+    b.removeAttribute('data-explained');
     b.title = reason;
     tip.textContent = reason;
     tip.hidden = false;
     b.setAttribute('aria-describedby', tip.id);
   } else {
     b.removeAttribute('aria-disabled');
+    b.removeAttribute('data-reason');
     b.removeAttribute('title');
     b.removeAttribute('aria-describedby');
     tip.textContent = '';
