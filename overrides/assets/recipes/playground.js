@@ -24,10 +24,8 @@
  * `recipes command` prints for every reachable selection. Every node is built with
  * createElement/textContent.
  */
-import { parseHash } from './playground/urlstate.js';
-import { clear, el } from './playground/dom.js';
-import { mountValues } from './playground/values.js';
-import { Playground } from './playground/ui.js';
+// A page loads the Playground's modules only when it has a Playground or a "Your values" panel
+// (import() below): the home page and the guides load this file alone.
 
 // Our language links already point at the same page (and carry the selection). Material's
 // own handler would re-map them through the other site's sitemap.xml, which is empty without
@@ -37,20 +35,37 @@ document.addEventListener('click', function (event) {
   if (target && target.closest && target.closest('a[data-recipes-lang]')) event.stopPropagation();
 }, true);
 
-function readHash() { return parseHash(location.hash); }
+var modules = null;
+function load() {  // the modules a Playground needs, fetched at the same time as its export
+  if (!modules) modules = Promise.all([import('./playground/urlstate.js'), import('./playground/dom.js'),
+    import('./playground/ui.js')]).then(function (m) {
+    return { parseHash: m[0].parseHash, clear: m[1].clear, el: m[1].el, Playground: m[2].Playground };
+  });
+  return modules;
+}
 
 function mount(root) {
   if (root.getAttribute('data-mounted')) return;
   root.setAttribute('data-mounted', 'loading');
   var lang = root.getAttribute('data-lang') || 'en', model = root.getAttribute('data-model');
-  // The export sits beside this file (assets/recipes/), in the site of the page's language.
   var url = new URL(model + '.' + lang + '.json', import.meta.url);
-  root.setAttribute('aria-busy', 'true');
-  root.appendChild(el('p', { className: 'rp-loading', text: root.getAttribute('data-loading') || '' }));
-  fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
+  var data = fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
     if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status);
     return r.json();
-  }).then(function (data) {
+  });
+  load().then(function (m) { start(root, m, data); }, function (e) {
+    root.setAttribute('data-mounted', 'failed');
+    if (typeof console !== 'undefined') console.warn('recipe playground:', e);
+  });
+}
+
+function start(root, m, data) {
+  var clear = m.clear, el = m.el, Playground = m.Playground;
+  function readHash() { return m.parseHash(location.hash); }
+  // The export sits beside this file (assets/recipes/), in the site of the page's language.
+  root.setAttribute('aria-busy', 'true');
+  root.appendChild(el('p', { className: 'rp-loading', text: root.getAttribute('data-loading') || '' }));
+  data.then(function (data) {
     var pg = new Playground(root, data);
     root.playground = pg;
     pg.load(readHash());
@@ -71,7 +86,10 @@ function mount(root) {
 }
 
 function mountAll() {
-  Array.prototype.forEach.call(document.querySelectorAll('details.recipe-values'), mountValues);
+  var panels = document.querySelectorAll('details.recipe-values');
+  if (panels.length) import('./playground/values.js').then(function (m) {
+    Array.prototype.forEach.call(panels, m.mountValues);
+  });
   Array.prototype.forEach.call(document.querySelectorAll('.recipe-playground'), mount);
 }
 
