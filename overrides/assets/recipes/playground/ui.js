@@ -50,7 +50,7 @@ Playground.prototype.group = function (key, labelId, options, parent) {
     var tip = el('span', { className: 'rp-tip', role: 'tooltip', id: tipId, hidden: 'hidden' });
     b.addEventListener('click', function () {
       if (b.getAttribute('aria-disabled') === 'true') return;  // greyed: nothing changes
-      self.choose(key, o.id);
+      self.choose(key, o.id, b);
     });
     g.buttons[o.id] = b; g.tips[o.id] = tip;
     var opt = el('span', { className: 'rp-opt' }, [b, tip]);
@@ -127,20 +127,18 @@ Playground.prototype.releaseControl = function (parent) {
   this.releaseSelect = select;
 };
 
-Playground.prototype.choose = function (key, value) {
+/** A click on an option: the new result, with the clicked option kept where the reader's
+ *  finger or pointer is (the output above it may grow or shrink; the page must not jump). On
+ *  a wide screen the command stays in view beside the cards (sticky, playground.css). */
+Playground.prototype.choose = function (key, value, button) {
+  var before = button ? button.getBoundingClientRect().top : null;
   if (this.dims.indexOf(key) >= 0) this.top[key] = value;
   else this.explicit[key] = value;
   this.update(true);
-  this.reveal();
-};
-
-/** After a click, bring the command's top edge on screen if it is not (a phone's single
- *  column, where the output sits above the folded cards and below the selectors). */
-Playground.prototype.reveal = function () {
-  var r = this.output.command.wrap.getBoundingClientRect(), bar = document.querySelector('.md-header');
-  var top = (bar ? bar.getBoundingClientRect().bottom : 0) + 8, bottom = window.innerHeight;
-  if (r.top >= top && r.top <= bottom - 48) return;
-  window.scrollBy(0, r.top - Math.max(top, Math.min(bottom - r.height - 16, bottom - 160)));
+  if (before !== null) {
+    var moved = button.getBoundingClientRect().top - before;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  }
 };
 
 /** Is this hash a Playground selection (and not a heading anchor)? */
