@@ -109,7 +109,7 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "model_name": res.model_name,
         "docker_image": res.docker_image,
         "sglang": {"release": res.sglang, "default": res.sglang_default, "chosen": res.sglang
-                   != res.sglang_default, "valid_in": list(res.sglang_span or ()) or None},
+                   != res.sglang_default, "valid_in": list(res.sglang_span or ()) or None, "image": res.sglang_image},
         "hints": [render.text(db, model, h, lang) for h in res.hints],
         "env": list(res.env),
         "flags": res.flag_texts,
@@ -203,6 +203,7 @@ def _command_errors(db, model, res) -> int:
 
 def cmd_check(args) -> int:
     from macros.engine.yamlfile import read_text
+
 
     def place(text: str, i: int) -> tuple[int, int]:
         return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)

@@ -20,6 +20,7 @@ from pathlib import Path
 from macros.engine.history import UnknownRelease
 from macros.catalog_build.diffusion_history import diffusion_outputs, extract_diffusion_history
 from macros.catalog_build.history import (build_history, catalog_document, diff_releases, render_history)
+from macros.catalog_build.bench_tools import bench_tool_facts
 from macros.catalog_build.router import extract_router
 from macros.catalog_build.sglang import extract_sglang
 from macros.catalog_build.wheels import (DEFAULT_WHEEL_DIR, REPO_ROOT, CatalogError, DownloadError, SourceTree, download_wheel, sha256_of)
@@ -80,10 +81,11 @@ def snapshot(package: str, version: str, wheel: Path) -> tuple[dict, dict]:
             "env_deprecated": result["env_deprecated"],
             "flags": result["flags"],
         }
+        bench_tool_facts(src, meta, sections)
     else:
         result = extract_router(src, version)
         meta = {"allow_abbrev": result["allow_abbrev"]}
-        sections = {"flags": result["flags"]}
+        sections = {"flags": result["flags"], "launch_server": result["launch_server"]}
     log(f"{package} {version}: parsed {src.parsed} files in {time.perf_counter() - started:.2f}s")
     meta.update(wheel=wheel.name, wheel_sha256=sha256_of(wheel))
     return meta, sections

@@ -1,10 +1,10 @@
 """``recipes check --fix`` and ``--diff``: deprecated spellings and abbreviated flags rewritten
 in the files they were found in, every other byte kept.
 
-Owns turning the check's findings into edits of a file's text: an abbreviation
-(``catalog.abbreviated-flag``) becomes the flag's full name; a deprecated flag that
-``recipes/catalog/migrations.yaml`` migrates (``catalog.deprecated-flag``, where the judged
-release has the replacement) goes, its partners take their new names and keep their values,
+Owns turning the commands of each checked block (as ``engine/check.py`` parses them) into
+edits of a file's text: an abbreviation (what ``catalog.abbreviated-flag`` reports) becomes the
+flag's full name; a deprecated flag that ``recipes/catalog/migrations.yaml`` migrates (where the
+judged release deprecates it and has the replacement) goes, its partners take their new names and keep their values,
 and an absent partner's default takes its place. An edit touches the flag's own characters
 (found on the finding's line, outside quotes and comments, and read back from the file before
 it is made) and, when a deleted flag leaves its line empty but for a ``\\``, that line; line
@@ -98,37 +98,35 @@ class _Planner:
         self.edits[(a, b)] = Edit(a, b, "")
 
 
-def _block_edits(db, block: Block, findings, planner: _Planner, version: str) -> None:
+def _block_edits(db, block: Block, planner: _Planner, version: str) -> None:
+    """The edits of one block, read from its commands as the engine parses them (not from the
+    report, which says an abbreviation once per file)."""
     from macros.engine.check import parse
 
     lines = block.text.split("\n")
-    catalogs = {"server": db.releases.catalog(version) if version != db.catalog.version
-                else db.catalog, "router": db.router_catalog}
-    commands = None
-    # abbreviations first: a migration's rename of the same word (``--dp`` → ``--attn-dp-size``)
-    # is the one that stays
-    ordered = sorted(findings, key=lambda f: f.rule != "catalog.abbreviated-flag")
-    for f in ordered:
-        if f.block_line is None or not 1 <= f.block_line <= len(lines):
+    server = db.releases.catalog(version) if version != db.catalog.version else db.catalog
+    catalogs = {"server": server, "router": db.router_catalog}
+    try:
+        commands = parse(block.text, catalogs)
+    except ValueError:  # shell text the reader cannot follow: nothing to fix here
+        return
+    for cmd in commands:
+        catalog = catalogs.get(cmd.program)
+        if catalog is None:
             continue
-        line, where = lines[f.block_line - 1], block.at(f.block_line)
-        if f.rule == "catalog.abbreviated-flag" and f.fields.get("full"):
-            short, full = f.fields["flag"], f.fields["full"]
-            for col in _spans(line, short):
-                planner.replace(where, line, col, full)
-        elif f.rule == "catalog.deprecated-flag":
-            migration = next((m for m in db.releases.migrations
-                              if m.flag == f.fields.get("flag")), None)
-            if migration is None or not db.releases.applies(migration, version):
-                continue
-            if commands is None:
-                commands = parse(block.text, catalogs)
-            _migrate(block, lines, commands, f.block_line, migration, catalogs, planner)
+        for name, _ in cmd.flags:
+            hit = catalog.lookup(name)
+            n = cmd.flag_lines.get(name)
+            if hit.kind == "abbreviated" and n is not None and 1 <= n <= len(lines):
+                for col in _spans(lines[n - 1], name):
+                    planner.replace(block.at(n), lines[n - 1], col, hit.spec.name)
+    # a migration's rename of the same word (``--dp`` → ``--attn-dp-size``) is the one that stays
+    for m in db.releases.migrations:
+        if db.releases.applies(m, version):
+            _migrate(block, lines, commands, m, server, planner)
 
 
-def _migrate(block, lines, commands, at_line, m, catalogs, planner) -> None:
-    catalog = catalogs["server"]
-
+def _migrate(block, lines, commands, m, catalog, planner) -> None:
     def written(cmd, full):  # the flag as the command spells it (an abbreviation too)
         out = []
         for name, _ in cmd.flags:
@@ -141,7 +139,8 @@ def _migrate(block, lines, commands, at_line, m, catalogs, planner) -> None:
         if cmd.program != "server":
             continue
         old = written(cmd, m.flag)
-        if not old or cmd.flag_lines.get(old[0]) != at_line:
+        at_line = cmd.flag_lines.get(old[0]) if old else None
+        if at_line is None:
             continue
         present = False
         for partner, renamed in m.rename.items():
@@ -175,7 +174,8 @@ def plan(db, report: Report, sglang: str | None = None) -> list[Change]:
             raise RecipeError([Problem(path, problem.line, None, problem.message)])
         planner = _Planner(text)
         for c in checked:
-            _block_edits(db, c.block, c.findings, planner, version)
+            if not c.other:
+                _block_edits(db, c.block, planner, version)
         if planner.edits:
             change = Change(path, text, sorted(planner.edits.values(), key=lambda e: e.start))
             if change.after() != text:

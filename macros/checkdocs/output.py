@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
+from macros.checkdocs.rules import describe
 from macros.checkdocs.run import Placed, Report
 
 TOOL = "recipes check"
@@ -95,12 +96,20 @@ def as_sarif(findings: list[Placed], version: str = "0.1.0") -> str:
         if props:
             result["properties"] = props
         results.append(result)
+    def descriptor(rule_id: str) -> dict:
+        rule = describe(rule_id)
+        if rule is None:  # a model's own rule (rules.yaml): its id is all a report has
+            return {"id": rule_id}
+        return {"id": rule_id, "shortDescription": {"text": rule.means},
+                "help": {"text": rule.fix},
+                "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]}}
+
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": TOOL, "version": version,
-                                "rules": [{"id": rule} for rule in rules]}},
+                                "rules": [descriptor(rule) for rule in rules]}},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
             "results": results,

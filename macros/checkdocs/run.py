@@ -94,7 +94,8 @@ def check_block(db, block: sources.Block, *, model_id: str | None, sglang: str |
     own.pop("generated", None)
     merged = {**context, **own}
     try:
-        found = check_text(db, block.text, model_id=model, sglang=release, **merged)
+        found = check_text(db, block.text, model_id=model, sglang=release,
+                           base_dir=_folder(block.path), **merged)
     except RecipeError as exc:
         if not block.context:  # the command line's context: its own clear error
             raise
@@ -113,6 +114,31 @@ def check_block(db, block: sources.Block, *, model_id: str | None, sglang: str |
                              list(f.flags), dict(f.fields), where.cell, where.cell_line,
                              f.line))
     return Checked(block, placed)
+
+
+def _folder(path: str):
+    """Where a block's ``--config FILE`` is read: beside its file, or where the command line
+    runs; None for stdin."""
+    from pathlib import Path
+
+    if path == "<stdin>":
+        return None
+    return Path.cwd() if path == "<command line>" else Path(path).parent
+
+
+def _once_per_file(findings: list[Placed], said: set) -> list[Placed]:
+    """A file says the same note once, however many of its blocks repeat it (the engine's
+    ``once_key``: the model it cannot tell, an abbreviation, a deprecated program)."""
+    from macros.engine.check import once_key
+
+    out = []
+    for f in findings:
+        key = once_key(f)
+        if key is None or key not in said:
+            out.append(f)
+            if key is not None:
+                said.add(key)
+    return out
 
 
 def check_paths(db, paths: list[str], texts: list[tuple[str, str]] = (), *,
@@ -153,12 +179,14 @@ def check_paths(db, paths: list[str], texts: list[tuple[str, str]] = (), *,
             report.findings.append(Placed(path, exc.line, "error", "input.bad-notebook",
                                           str(exc)))
             continue
+        said: set = set()
         for block in blocks:
             if block.skip:
                 report.skipped += 1
                 continue
             checked = check_block(db, block, model_id=model_id, sglang=sglang,
                                   context=context)
+            checked.findings = _once_per_file(checked.findings, said)
             report.checked.append(checked)
             if checked.other:
                 report.other += 1

@@ -110,6 +110,23 @@ def branch_value_problem(spec: FlagSpec, values: tuple[str, ...],
     return value_problem(spec, values) if judged and _BRANCH_VALUE in judged else judged
 
 
+def branch_in(model, image: str | None) -> dict[str, dict]:
+    """The model's branch values that hold in a command for ``image`` (None: a stock release
+    chosen instead of the image's, where none holds): those naming that image, and those that
+    name none (the model's branch, wherever it runs). One object per model and image (the
+    releases' memo keys on it)."""
+    table = model.cache.setdefault("branch_in", {})
+    if image not in table:
+        out: dict[str, dict] = {}
+        for flag, values in model.info.branch_values.items():
+            for value, reader in values.items():
+                named = getattr(reader, "image", None)
+                if image is not None and named in (None, image):
+                    out.setdefault(flag, {})[value] = reader
+        table[image] = out
+    return table[image]
+
+
 def likely_typo(value: str, known) -> str | None:
     """The id of ``known`` that ``value`` is a slip of the keyboard for, or None. Hardware ids
     a digit or a letter apart name different products (mi300x and mi350x, h20 and h200, b200

@@ -196,6 +196,13 @@ class NameRule(Strict):
     name: str
 
 
+class BranchValue(Strict):
+    """A flag value only one branch image has: valid in a command for that image only."""
+
+    image: NonEmpty  # one of the model's docker_images that names no release (a branch build)
+    why: NonEmpty  # what in that image reads it
+
+
 class ImageRule(Strict):
     when: Condition
     image: str
@@ -376,7 +383,7 @@ class ModelFile(Strict):
     # flag -> value -> who reads it: values the pinned release refuses but the model's branch
     # (or image) accepts. A missing reason (None) is told apart in database.py, which says
     # what to write; it checks the rest against the catalog too.
-    branch_values: dict[str, dict[str, str | None]] = {}
+    branch_values: dict[str, dict[str, str | BranchValue | None]] = {}
 
 
 # --- recipes/<model>/cells.yaml

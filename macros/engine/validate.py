@@ -27,7 +27,7 @@ from macros.engine.model import (EXPORTED_TEXT_ID, HINT_FIELDS, LANGS, RESERVED_
 from macros.engine.errors import choices_hint
 from macros.engine.flags import Flag, parse_flag_text
 from macros.engine.releases import Releases
-from macros.engine.schema import Cell, Platform, Status, constant_problem
+from macros.engine.schema import BranchValue, Cell, Platform, Status, constant_problem
 
 
 _RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?![\w.])")
@@ -445,7 +445,14 @@ class Validator:
                     self.out.add(self.docs[d], p + (value,), f"'{value}' is already a valid "
                                  f"value of {name} in {catalog.package} {catalog.version}; "
                                  "delete it from branch_values")
-                if reason is None or not reason.strip():
+                if isinstance(reason, BranchValue):
+                    branch = {r.image for r in self.m.info.docker_images if r.sglang is None}
+                    if reason.image not in branch:
+                        self.out.add(self.docs[d], p + (value, "image"), f"branch value "
+                                     f"'{value}' of {name}: '{reason.image}' is not a branch "
+                                     "image of the model (a docker_images entry without "
+                                     f"'sglang'; {choices_hint(reason.image, sorted(branch))})")
+                elif reason is None or not reason.strip():
                     self.out.add(self.docs[d], p + (value,), f"branch value '{value}' of {name} "
                                  "gives no reason: say who reads it (the branch or image that "
                                  "accepts it)")
@@ -1018,8 +1025,8 @@ class Validator:
                 continue
             flags = bench_serving.reproduce(bench.workload, row, prompts, "{{MODEL_NAME}}",
                                             "{{PORT}}")
-            for message in bench_serving.problems(self.bench_releases, bench_serving.PROGRAM,
-                                                  flags, res.sglang):
+            way = bench_serving.program(self.bench_releases, res.sglang)
+            for message in bench_serving.problems(self.bench_releases, way, flags, res.sglang):
                 self.out.add(doc, where, f"the reproduce command of row {j + 1}: {message}")
 
     def _accuracy(self, path: tuple, res) -> None:

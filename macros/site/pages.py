@@ -182,7 +182,7 @@ class Site:
             raise MacroError(f"generated command for {where} fails its check: " +
                              "; ".join(render.diagnostic_text(self.db, model, d, "en")
                                        for d in errors))
-        if res.sglang_span is None:
+        if res.sglang_span is None and not res.branch_only:
             raise MacroError(f"generated command for {where} is written for sglang {res.sglang}, "
                              "which refuses one of its flags: give its image the release it "
                              "ships (docker_images 'sglang') or change the command")
@@ -246,6 +246,9 @@ class Site:
         return "\n".join(out)
 
     def _span_text(self, res: Resolution) -> str:
+        if res.branch_only:  # a branch build's own value: that image, never a stock range
+            return self.t("ui.sglang-image", image=res.sglang_image,
+                          flags=", ".join(res.branch_only), release=res.sglang)
         first, last = res.sglang_span
         if first == last:
             return self.t("ui.sglang-one", release=res.sglang)
@@ -528,7 +531,8 @@ class Site:
             label = self.t("bench.reproduce", isl=f"{row.isl:,}", osl=f"{row.osl:,}",
                            concurrency=f"{row.concurrency:,}")
             blocks += ["", f"*{_md(label)}*", "", f"<!-- bench:{release} generated -->", "",
-                       _fence(bench_serving.command_text(flags))]
+                       _fence(bench_serving.command_text(flags, bench_serving.program(
+                           self.db.bench_releases, res.sglang)))]
         heading = self.t("bench.commands" if res.rows else "bench.serve")
         return [said, "", f'??? example "{_esc(heading)}"', "", _indent("\n".join(blocks)), ""]
 

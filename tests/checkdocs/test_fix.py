@@ -167,3 +167,15 @@ def test_a_file_that_vanished_or_changed_after_it_was_read_is_a_clear_error(tmp_
 def test_fix_needs_paths(cli):
     r = cli("check", "--fix", "--", "sglang serve --tp 2")
     assert r.code == 1 and "--fix and --diff rewrite files" in r.err
+
+
+def test_every_block_and_every_command_is_fixed_though_the_report_says_it_once(tmp_path, db,
+                                                                             abbrev):
+    short, full = abbrev
+    page = tmp_path / "p.md"
+    block = f"```bash\n{_serve(short)} 2\n{_serve(short)} 4\n```\n"
+    page.write_text(block + "\ntext\n\n" + block, encoding="utf-8")
+    report = check_paths(db, [str(page)])
+    assert sum(f.rule == "catalog.abbreviated-flag" for f in report.findings) == 1
+    [change] = fix.plan(db, report)
+    assert change.after() == page.read_text(encoding="utf-8").replace(f" {short} ", f" {full} ")

@@ -211,3 +211,31 @@ def test_a_directive_gives_a_blocks_context_and_a_bad_one_is_a_finding(cli, tmp_
     [d] = [d for d in r.json()["diagnostics"] if d["severity"] == "error"]
     assert (d["line"], d["rule"]) == (1, "input.bad-directive")
     assert "no-such-model" in d["message"]
+
+
+def test_a_bang_lines_python_value_is_read_as_known_at_run_time_and_keeps_its_columns():
+    src = "!python3 -m sglang.launch_server --model-path {model} --port {port} --tp 2\n"
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": [src]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(nb)
+    [block] = sources.notebook_blocks("n.ipynb", text)
+    assert block.text == "python3 -m sglang.launch_server --model-path $model --port $port --tp 2"
+    col = block.text.index("--tp")
+    where = block.at(1)
+    assert text[where.offset(col):where.offset(col + 4)] == "--tp"
+
+
+def test_this_projects_own_pages_pass_the_file_reader(cli):
+    """The docs' own check directives (``skip=true``, ``generated``, a model and its cell) are
+    read as the docs' Sybil run reads them, and no page has an error."""
+    root = Path(__file__).resolve().parents[2]
+    r = cli("check", "--severity", "error", str(root / "docs" / "en"), str(root / "docs" / "ko"))
+    assert (r.code, r.out) == (0, ""), r.out
+
+
+def test_a_bash_cells_directive_may_follow_its_magic_line():
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": ["%%bash\n", "# check: skip\n", "sglang serve --nope\n"]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    [block] = sources.notebook_blocks("n.ipynb", json.dumps(nb))
+    assert block.skip

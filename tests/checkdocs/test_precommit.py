@@ -32,7 +32,7 @@ def test_the_hook_matches_exactly_the_formats_check_reads():
 
 def test_the_hook_runs_recipes_check_on_the_files_pre_commit_passes(cli, monkeypatch):
     hook = _hook()
-    assert hook["language"] == "python" and hook["types"] == ["text"]
+    assert hook["language"] == "system" and hook["types"] == ["text"]
     program, *args = shlex.split(hook["entry"])
     assert program == "recipes"  # the console script of this package (pyproject.toml)
     monkeypatch.chdir(CORPUS)

@@ -88,7 +88,7 @@ def test_recipes_check_without_model_or_served_name_refuses_the_value(branch):
     text = render.command_text(db, db.model(model_id), res, "en").replace(
         res.model_name, "/models/local-copy")
     found = [(f.severity.value, f.rule) for f in check_text(db, text)]
-    assert found == [("error", "catalog.bad-value"), ("warning", "check.model-unknown")]
+    assert found == [("error", "catalog.bad-value"), ("info", "check.model-unknown")]
 
 
 @pytest.mark.parametrize("entry, message", [
@@ -137,3 +137,59 @@ def test_the_playground_accepts_the_value_for_its_model_only(branch, tmp_path):
     assert got["with"]["rules"] == sorted({d.rule for d in res.diagnostics})
     assert "catalog.bad-value" not in got["with"]["rules"]
     assert ["error", "catalog.bad-value", _refusal(db, flag)] in got["without"]["diagnostics_en"]
+
+
+# --- issue #24 item 2: a branch build is a release of its own -------------------------------
+
+def _imaged(db, model_id):
+    """(flag, value, image) of each branch value that names its image."""
+    return [(flag, value, reader.image)
+            for flag, values in db.model(model_id).info.branch_values.items()
+            for value, reader in values.items() if getattr(reader, "image", None)]
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_branch_images_own_value_names_that_image_and_never_a_stock_range(db, model_id):
+    """Every command that uses a value only one image has is for that image: it names the
+    image (JSON, the page's release sentence), gives no range of stock releases, and spelt
+    for a stock release instead the value is refused with the image named."""
+    from macros.engine.selections import resolve_all
+    from macros.site.pages import Site
+
+    imaged = _imaged(db, model_id)
+    site, seen = Site(db, "en"), 0
+    for flat, res in resolve_all(db, model_id):
+        used = [(f, v, i) for f, v, i in imaged
+                if any(x.name == f and v in x.values for x in res.flags)]
+        if not used:
+            continue
+        seen += 1
+        for flag, value, image in used:
+            assert res.docker_image == image, (flat, res.docker_image)
+            assert res.sglang_image == image and res.sglang_span is None
+            assert f"{flag} {value}" in res.branch_only
+            sentence = site._span_text(res)
+            assert image in sentence and "–" not in sentence
+        stock = resolve(db, Selection.flat(db.model(model_id), flat),
+                        release=db.releases.order[-2])
+        assert stock.sglang_image is None and stock.branch_only == []
+        assert "release.branch-only" in [d.rule for d in stock.diagnostics]
+    assert seen or not imaged
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_branch_value_naming_no_branch_image_of_the_model_is_a_load_error(recipes_copy,
+                                                                          model_id):
+    """A value's image must be one the model builds from with no release (a branch build);
+    any other is an error at its place in model.yaml."""
+    flag = unused_choice_flag(load_database(recipes_copy), model_id)
+    add_branch_value(recipes_copy, model_id, flag, declare=False)
+
+    def declare(data: dict) -> None:
+        data.setdefault("branch_values", {}).setdefault(flag, {})[BRANCH_VALUE] = {
+            "image": "example.org/not-an-image:of-this-model", "why": "a test"}
+    edit_yaml(recipes_copy / model_id / "model.yaml", declare)
+    with pytest.raises(RecipeError) as exc:
+        load_database(recipes_copy)
+    assert "example.org/not-an-image:of-this-model' is not a branch image" in str(exc.value)
+    assert "model.yaml:" in str(exc.value)
