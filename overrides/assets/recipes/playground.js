@@ -16,9 +16,11 @@
  *   explain.js     the caveats and the effective configuration of a result
  *   check.js       macros/engine/check.py: findings for the generated command
  *   render.js      macros/site/render.py, macros/site/runmodes.py: command, router, docker, curl, Python
+ *   deploy.js      macros/site/servers.py, deploy.py, kube.py: config file, Compose, Kubernetes
  *   effects.js     macros/engine/effects.py and the diff against the cell's own command
  *   urlstate.js    the URL hash and the request length a reader may type (cli._avg_len)
- *   dom.js, values.js, output.js, ui.js: the page (the only modules that touch the DOM)
+ *   dom.js, values.js, output.js, ui.js, deployui.js: the page (the only modules that touch
+ *                  the DOM; deployui.js is "Deploy as" under the output)
  * The pure ones (all but the last line) never touch document or window; Node imports them for
  * the parity tests (tests/js/parity.mjs, helpers.mjs, idle.mjs), which prove they print what
  * `recipes command` prints for every reachable selection. Every node is built with
@@ -38,8 +40,9 @@ document.addEventListener('click', function (event) {
 var modules = null;
 function load() {  // the modules a Playground needs, fetched at the same time as its export
   if (!modules) modules = Promise.all([import('./playground/urlstate.js'), import('./playground/dom.js'),
-    import('./playground/ui.js')]).then(function (m) {
-    return { parseHash: m[0].parseHash, clear: m[1].clear, el: m[1].el, Playground: m[2].Playground };
+    import('./playground/ui.js'), import('./playground/deployui.js')]).then(function (m) {
+    return { parseHash: m[0].parseHash, clear: m[1].clear, el: m[1].el, Playground: m[2].Playground,
+             mountDeploy: m[3].mountDeploy };
   });
   return modules;
 }
@@ -68,6 +71,7 @@ function start(root, m, data) {
   data.then(function (data) {
     var pg = new Playground(root, data);
     root.playground = pg;
+    m.mountDeploy(pg, root);
     pg.load(readHash());
     document.addEventListener('recipes:values', function () { if (pg.res) pg.renderOutput(pg.res); });
     window.addEventListener('hashchange', function () {
