@@ -217,3 +217,70 @@ def test_korean_never_breaks_inside_a_word_in_nav_toc_links_and_tables(browser, 
         assert not errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_an_unknown_value_in_the_link_is_named_not_snapped_in_silence(db, browser, site,
+                                                                      model_id, lang):
+    axis = db.model(model_id).axes[0].id
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id) + f"#{axis}=banana")
+    try:
+        notice = page.locator('[data-testid="hash-notice"]')
+        assert notice.is_visible()
+        assert f"{axis}=banana" in notice.text_content()
+        assert page.locator(f'.rp-axis[data-axis="{axis}"] [aria-pressed="true"]').count() == 1
+        _click_second(page, "hw")  # the reader moves on: the notice goes
+        assert not notice.is_visible()
+        assert not errors
+    finally:
+        context.close()
+
+
+def _switch(page, to: str) -> None:
+    page.evaluate("to => document.querySelector(`a[data-recipes-lang='${to}']`).click()", to)
+    page.wait_for_load_state("networkidle")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_language_switch_keeps_the_cell_anchor(db, browser, site, model_id, lang):
+    from macros.site.pages import cell_anchor
+
+    model = db.model(model_id)
+    anchor = cell_anchor(model, model.cells[len(model.cells) // 2].match)
+    other = "ko" if lang == "en" else "en"
+    path = page_of(lang, model_id) + "commands/"
+    context, page, _, errors = _open(browser, site, path + f"#{anchor}", ready=False)
+    try:
+        _switch(page, other)
+        assert page.url.endswith(page_of(other, model_id) + f"commands/#{anchor}")
+        heading = page.locator(f"#{anchor}").bounding_box()
+        assert 0 <= heading["y"] <= 200, heading
+        assert not errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_language_switch_keeps_the_reading_place(browser, site, lang, viewport):
+    model_id = MODELS[0]
+    other = "ko" if lang == "en" else "en"
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id), viewport=viewport)
+    try:
+        headings = page.locator(".md-content h2[id]")
+        target = headings.nth(headings.count() * 2 // 3)
+        name = target.get_attribute("id")
+        target.scroll_into_view_if_needed()
+        page.evaluate("id => { const h = document.getElementById(id); "
+                      "window.scrollBy(0, h.getBoundingClientRect().top - 100); }", name)
+        page.wait_for_timeout(200)
+        _switch(page, other)
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=20000)
+        page.wait_for_timeout(300)
+        box = page.locator(f"#{name}").bounding_box()
+        assert 0 <= box["y"] <= 200, (name, box)
+        assert not errors
+    finally:
+        context.close()

@@ -10,7 +10,7 @@ import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
 import { text } from './render.js';
 import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue } from './effects.js';
-import { hashOf, ownsHash, readSelection } from './urlstate.js';
+import { hashOf, ownsHash, readSelection, unknownPairs } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
 
@@ -103,6 +103,8 @@ Playground.prototype.build = function () {
   }
 
   main.appendChild(controls);
+  this.notice = el('p', { className: 'rp-notice', role: 'status', 'data-testid': 'hash-notice', hidden: 'hidden' });
+  root.appendChild(this.notice);
   this.output = new Output(this, main);
   root.appendChild(main);
 };
@@ -132,6 +134,7 @@ Playground.prototype.releaseControl = function (parent) {
  *  a wide screen the command stays in view beside the cards (sticky, playground.css). */
 Playground.prototype.choose = function (key, value, button) {
   var before = button ? button.getBoundingClientRect().top : null;
+  this.notice.hidden = true;  // the reader has moved on from the link
   if (this.dims.indexOf(key) >= 0) this.top[key] = value;
   else this.explicit[key] = value;
   this.update(true);
@@ -146,6 +149,9 @@ Playground.prototype.owns = function (hash) { return ownsHash(this.data, this.di
 
 Playground.prototype.load = function (hash) {
   var self = this, read = readSelection(this.data, this.dims, hash), input = this.output.avgInput;
+  var unknown = unknownPairs(this.data, this.dims, hash);
+  this.notice.hidden = !unknown.length;  // a link's value this page does not offer, named
+  this.notice.textContent = unknown.length ? this.t('ui.hash-unknown', { pairs: unknown.join(', ') }) : '';
   this.avgLen = read.avgLen;
   this.release = read.release;
   this.top = read.top;
