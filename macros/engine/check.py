@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from macros.engine import check_config, docker, programs, shellvalues
+from macros.engine import diffusion_check  # registers the diffusion CLI's programs (its module)
 from macros.engine.conditions import attr as _attr, equalities
 from macros.engine.catalog import Catalog
 from macros.engine.model import Database
@@ -761,6 +762,7 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     ``--config FILE`` is read from ``base_dir`` (the checked file's folder), its options
     checked as flags; without the file a note says so once."""
     release = db.catalog.version if sglang is None else _release_catalog(db, sglang).version
+    diffusion_check.use(db)  # which CLI serves each model of the recipes
     context = {k: v for k, v in context.items() if v is not None}
     fixed = db.model(model_id) if model_id else (next(iter(db.models.values()))
                                                   if len(db.models) == 1 else None)
@@ -809,6 +811,8 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     for i, (cmd, flags, model, catalog) in enumerate(zip(commands, all_flags, models,
                                                          catalogs)):
         found = _chain_findings(cmd)
+        for severity, rule, message in diffusion_check.notes(cmd):  # how its CLI was told
+            found.append(Finding(Severity(severity), rule, message, [], cmd.line))
         if cmd.tool is not None and id(cmd.tool) in absent:
             have = programs.instead(db, cmd.tool, release)
             found.append(Finding(Severity.error, "check.program-missing",

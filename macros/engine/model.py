@@ -11,7 +11,7 @@ the site) imports this module, never the loader.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -184,6 +184,24 @@ class Database:
     bench_releases: bench_serving.BenchReleases
     # what the reader fills into commands (<rank> …), each declared once for every model
     reader_values: list[ReaderValue] = field(default_factory=list)
+    # every CLI a model may declare (model.yaml ``cli``) -> its pinned catalog and releases;
+    # ``catalog`` and ``releases`` above are the LLM server's, the default CLI
+    clis: dict[str, tuple[Catalog, Releases]] = field(default_factory=dict)
+    _views: dict[str, "Database"] = field(default_factory=dict, repr=False)
+
+    def serving(self, model: Model) -> "Database":
+        """This database as ``model``'s CLI sees it: ``catalog`` and ``releases`` are that
+        CLI's (the diffusion server's for a diffusion model), everything else is shared."""
+        kind = model.info.cli
+        if kind not in self.clis or self.clis[kind][0] is self.catalog:
+            return self
+        view = self._views.get(kind)
+        if view is None:
+            catalog, releases = self.clis[kind]
+            view = self._views[kind] = replace(self, catalog=catalog, releases=releases,
+                                               _views={})
+            view._views[kind] = view
+        return view
 
     def model(self, model_id: str) -> Model:
         if model_id not in self.models:

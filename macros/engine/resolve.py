@@ -255,6 +255,7 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
     the edits of options that read nothing picked later (``_prefix_safe``) are worked out once
     per prefix, not once per selection."""
     model = db.model(model_id)
+    db = db.serving(model)  # the model's CLI: its catalog and releases
     deps, cache = _pick_memo(model)
     safe, options, axes = _prefix_safe(model), _option_index(model), model.axes
     # The axes after the last branch axis: per selection, so picked in one step, memoized by
@@ -479,6 +480,7 @@ def _where(match: dict[str, str]) -> str:
 
 def _select(db, sel: Selection, strict):
     model = db.model(sel.model)
+    db = db.serving(model)  # the model's CLI: its catalog and releases
     picks = dict(sel.picks)
     st = _cell_state(db, model, _pick_cell(db, model, sel.match, strict), sel.avg_len, strict)
     unknown = [k for k in picks if k not in model.axis_index]

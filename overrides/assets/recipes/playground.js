@@ -16,9 +16,11 @@
  *   explain.js     the caveats and the effective configuration of a result
  *   check.js       macros/engine/check.py: findings for the generated command
  *   render.js      macros/site/render.py, macros/site/runmodes.py: command, router, docker, curl, Python
+ *   deploy.js      macros/site/servers.py, deploy.py, kube.py: config file, Compose, Kubernetes
  *   effects.js     macros/engine/effects.py and the diff against the cell's own command
  *   urlstate.js    the URL hash and the request length a reader may type (cli._avg_len)
- *   dom.js, values.js, output.js, ui.js: the page (the only modules that touch the DOM)
+ *   dom.js, values.js, output.js, ui.js, deployui.js: the page (the only modules that touch
+ *                  the DOM; deployui.js is "Deploy as" under the output)
  * The pure ones (all but the last line) never touch document or window; Node imports them for
  * the parity tests (tests/js/parity.mjs, helpers.mjs, idle.mjs), which prove they print what
  * `recipes command` prints for every reachable selection. Every node is built with
@@ -28,6 +30,7 @@ import { parseHash } from './playground/urlstate.js';
 import { clear, el } from './playground/dom.js';
 import { mountValues } from './playground/values.js';
 import { Playground } from './playground/ui.js';
+import { mountDeploy } from './playground/deployui.js';
 
 // Our language links already point at the same page (and carry the selection). Material's
 // own handler would re-map them through the other site's sitemap.xml, which is empty without
@@ -53,6 +56,7 @@ function mount(root) {
   }).then(function (data) {
     var pg = new Playground(root, data);
     root.playground = pg;
+    mountDeploy(pg, root);
     pg.load(readHash());
     document.addEventListener('recipes:values', function () { if (pg.res) pg.renderOutput(pg.res); });
     window.addEventListener('hashchange', function () {
