@@ -147,13 +147,18 @@ def _settings_json(db, model, sel, res, lang: str) -> list[dict]:
     """The visible settings with the state of each option as the Playground shows it: an
     option that would change nothing or give a refused command is greyed (macros/engine/effects.py)."""
     from macros.site import render
-    from macros.engine.effects import probe_options, with_probed
+    from macros.engine.effects import explain, probe_options, with_probed
+    from macros.engine.results import TextRef
 
+    probed = probe_options(db, sel, res)
+    explained = {(axis, option): explain(db, sel, res, axis, option, reason)
+                 for axis, options in probed.items() for option, reason in options.items()}
     return [{"id": a.axis, "value": a.value, "options": [
         {"id": o.id, "state": o.state,
-         "reason": render.text(db, model, o.reason, lang) if o.reason else None}
+         "reason": render.text(db, model, TextRef(id=o.reason, fields={}), lang, **o.fields)
+         if o.reason else None}
         for o in a.options if o.state != "hidden"]}
-        for a in with_probed(res, probe_options(db, sel, res)) if a.visible]
+        for a in with_probed(res, probed, explained) if a.visible]
 
 
 def _selection(args, model):

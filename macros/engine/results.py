@@ -49,6 +49,8 @@ class OptionState(Frozen):
     id: str
     state: str  # enabled | disabled | hidden
     reason: str | None = None
+    # what the reason's text names (the platforms with a cell …); a TextRef is rendered first
+    fields: dict[str, Any] = {}
 
 
 class AxisState(Frozen):
