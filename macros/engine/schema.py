@@ -115,6 +115,9 @@ class VendorRun(Strict):
     # every die: gpus_per_node × devices_per_card of them).
     per_device: str | None = Field(default=None, pattern=r"\{index\}")
     host_network: bool = False  # the vendor's transport needs the host's network (RDMA)
+    # site/deploy.py: the device-plugin resource a pod asks (one per device), the Compose
+    resource: str = Field(pattern=r"^[a-z0-9.-]+/[A-Za-z0-9._-]+$")
+    gpus: dict[str, str | list[str]] | None = None  # device reservation standing for --gpus
 
 
 class Containers(Strict):
@@ -162,6 +165,8 @@ class ReaderValue(Strict):
     tokens: list[Annotated[str, Field(pattern=_TOKEN)]] = Field(min_length=1)
     text: str  # what it stands for (a text id of the catalog)
     kind: ReaderKind
+    # what a deployment file fills in (site/servers.py; None: the reader's value)
+    deploy: Literal["leader", "rank", "self", "prefill", "decode"] | None = None
 
 
 class PlaceholdersFile(Strict):
@@ -186,7 +191,13 @@ class Dimension(Strict):
     options: list[DimensionOption] = Field(min_length=1)
 
 
+_DATE = r"^20[0-9]{2}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$"  # 2026-11 or 2026-11-30
+
+
 class Round(Strict):
+    """A verification record: what ran, on which build, when, where and by whom; a field the
+    reference does not say is left out and shown as unknown (issue #24)."""
+
     id: str
     version: str  # as the round's notes name the build ("v0.5.18 @ 71de97b2", "PR #25820")
     sglang: str | None = None  # the release it ran on, when the build is one (0.5.18)
@@ -194,6 +205,11 @@ class Round(Strict):
     # rather than a build ("not recorded upstream")
     text: str | None = None
     notes: list[str] = []
+    image: NonEmpty | None = None  # the image it ran in
+    digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
+    date: Annotated[str, Field(pattern=_DATE)] | None = None
+    hardware: list[str] = []  # the platforms it ran on (else those of its results)
+    by: NonEmpty | None = None  # who ran it: a team, or a link to the run
 
 
 class NameRule(Strict):
@@ -605,6 +621,14 @@ class MigrationEntry(Strict):
     flag: str  # the deprecated flag (one without a value)
     rename: dict[str, str] = Field(min_length=1)  # partner flag -> its new name
     default: dict[str, str] = {}  # new name -> value when the partner is absent
+
+
+class VerificationFile(Strict):
+    """recipes/catalog/verification.yaml: when a verification record goes stale."""
+
+    releases_behind: int = Field(ge=0, le=1000)
+    meaning: list[str] = Field(min_length=1)
+    switch_meaning: list[str] = []
 
 
 class MigrationsFile(Strict):
