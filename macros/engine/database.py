@@ -150,7 +150,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
         model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
-                            releases, bench)
+                            releases, bench, containers)
         if model:
             models[model.id] = model
     if not out.problems and not models:
@@ -383,7 +383,7 @@ def _check_fields(out, docs, key, tables) -> None:
 
 
 def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
-                releases: Releases, bench_releases) -> Model | None:
+                releases: Releases, bench_releases, containers=None) -> Model | None:
     docs = {}
     for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
         path = model_dir / f"{name}.yaml"
@@ -409,5 +409,6 @@ def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
     model = Model(info.id, model_dir, info, cells.cells, [], axes,
                   tuple(a.id for a in overlays.axes), rules, bench, merged)
     from macros.engine.validate import Validator  # validate.py reads this module's types and helpers
-    Validator(out, model, docs, platforms, catalog, router, releases, bench_releases).run()
+    Validator(out, model, docs, platforms, catalog, router, releases, bench_releases,
+              containers).run()
     return model
