@@ -512,19 +512,24 @@ def rendered_copy(built_site: Path, tmp_path: Path, model: str) -> Path:
 @pytest.mark.parametrize("model", MODELS)
 def test_a_reproduce_argument_its_release_lacks_fails_the_docs_check(built_site, tmp_path,
                                                                      db, model):
+    """The first reproduce command gets an argument only the newest release has: the check
+    names the release its result ran (every release, for a build between releases)."""
     page = rendered_copy(built_site, tmp_path, model)
     text = page.read_text(encoding="utf-8")
-    marker = "<!-- bench: sglang="
-    at = text.index(marker)
-    release = text[at + len(marker):].split()[0]
-    flush = text.index("  --flush-cache", at)
-    page.write_text(text[:flush] + "  --goodput ttft:300" + text[flush + len("  --flush-cache"):],
-                    encoding="utf-8")
+    at = text.index("<!-- bench:")
+    said = text[at + len("<!-- bench:"):text.index("-->", at)].split()
+    release = next((w.split("=", 1)[1] for w in said if w.startswith("sglang=")), None)
+    last = re.compile(r"\n([ \t]*)(--\S[^\n]*)\n[ \t]*```").search(text, at)  # its last line
+    page.write_text(text[:last.start(2)] + "--goodput ttft:300 \\\n" + last.group(1)
+                    + text[last.start(2):], encoding="utf-8")
     block = text[:text.index("```bash", at)].count("\n") + 1
+    bench = db.bench_releases
+    having = [v for v in bench.order if "--goodput" in bench.arguments[v].flags]
+    lacking = [release] if release else [v for v in bench.order if v not in having]
     _, failures = run_document(page)
     assert len(failures) == 1
-    assert f"index.md:{block}: bench_serving of sglang {release} has no argument --goodput " \
-           f"(the releases that have it: 0.5.23)" in failures[0]
+    assert f"index.md:{block}: bench_serving of sglang {bench.ranges(lacking)} has no argument " \
+           f"--goodput (the releases that have it: {bench.ranges(having)})" in failures[0]
 
 
 @pytest.mark.parametrize("model", MODELS)
