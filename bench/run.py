@@ -15,6 +15,13 @@
     it loads (gzip), click to next painted frame at normal speed and with the CPU throttled 4x,
     and three reader tasks from page load to a copied command;
 (e) `recipes check` on one line of 1k, 10k and 100k flags (it must grow linearly);
+(g) `recipes check DIR` over a folder of 1,000 shell blocks in every format it reads
+    (Markdown, MDX, reStructuredText, notebooks, scripts; server, router, docker run, curl and
+    benchmark commands), through the CLI with start-up and database load: blocks per second (target
+    at least 500) and findings per block; ``--only check-tree`` runs just this part;
+(h) `recipes check` on docs nobody here wrote (bench/check_docs.py): precision and recall over
+    the upstream-shaped corpus, and a 1,000-block tree through the CLI (blocks per second,
+    findings per block); ``--only check-docs`` runs this part alone;
 (f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
     about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
     recorded run of this checkout is shown, with its date and commit.
@@ -339,6 +346,117 @@ def check_line_rows(rows: list[dict]) -> list[str]:
     return out
 
 
+# Commands of every program the checker reads (server, router, router launch_server, docker
+# run, curl, the benchmark entry points), some with findings (an abbreviation, a bad value):
+# one block each, written into every format.
+TREE_COMMANDS = (
+    "sglang serve --model-path Qwen/Qwen3-8B --tp-size 2 --port 30000",
+    "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 4 \\\n"
+    "  --mem-fraction-static 0.85 --kv-cache-dtype fp8_e4m3",
+    "python3 -m sglang_router.launch_router --worker-urls http://a:30000 http://b:30000 "
+    "--policy cache_aware",
+    "docker run --gpus all -p 30000:30000 lmsysorg/sglang:latest \\\n"
+    "  python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000",
+    "sglang serve --model-path Qwen/Qwen3-8B \\\n  --reasoning-parser nonsense --port 30000",
+    "curl http://localhost:30000/v1/models",
+    "python3 -m sglang.benchmark.serving --backend sglang --num-prompts 100 --port 30000",
+    "python3 -m sglang_router.launch_server --model-path Qwen/Qwen3-8B --dp-size 2",
+    "python3 -m sglang.benchmark.one_batch --model-path Qwen/Qwen3-8B --batch-size 1",
+)
+
+
+def _tree(root: Path, blocks: int) -> int:
+    """A docs folder of ``blocks`` shell blocks in every format (files of 5 blocks; a script
+    is one block); returns the number of blocks written."""
+    cmds = iter(TREE_COMMANDS[i % len(TREE_COMMANDS)] for i in range(blocks))
+    written, n = 0, 0
+    kinds = ("md", "mdx", "rst", "ipynb", "sh")
+    while written < blocks:
+        kind = kinds[n % len(kinds)]
+        take = 1 if kind == "sh" else min(5, blocks - written)
+        batch = [next(cmds) for _ in range(take)]
+        path = root / f"sub{n % 7}" / f"page{n}.{kind}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if kind in ("md", "mdx"):
+            text = "".join(f"## Step {i}\n\n```bash\n{c}\n```\n\n" for i, c in enumerate(batch))
+        elif kind == "rst":
+            text = "Title\n=====\n\n" + "".join(
+                ".. code-block:: bash\n\n" + "".join(f"   {line}\n" for line in c.split("\n"))
+                + "\n" for c in batch)
+        elif kind == "ipynb":
+            cells = []
+            for i, c in enumerate(batch):
+                src = (f'launch_server_cmd("""\n{c}\n""")' if i % 2 else f"%%bash\n{c}")
+                cells.append({"cell_type": "code", "execution_count": None, "metadata": {},
+                              "outputs": [], "source": src.splitlines(keepends=True)})
+            text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                               "nbformat_minor": 5}, indent=1)
+        else:
+            text = "#!/bin/bash\n" + "\n".join(batch) + "\n"
+        path.write_text(text, encoding="utf-8")
+        written += take
+        n += 1
+    return written
+
+
+def bench_check_tree(blocks: int = 1000, repeats: int = 3) -> dict:
+    """Wall time of `recipes check DIR --format json` on a tree of ``blocks`` blocks (median
+    of ``repeats``; start-up and database load included), and what it found."""
+    import resource
+
+    def timed(folder: Path) -> tuple[float, float, dict]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run([PY, "-m", "macros.cli", "check", "--format", "json", str(folder)],
+                              cwd=ROOT, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"recipes check failed:\n{proc.stderr}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return wall, cpu, json.loads(proc.stdout)
+
+    with tempfile.TemporaryDirectory() as t:
+        root, empty = Path(t) / "docs", Path(t) / "empty"
+        _tree(root, blocks)
+        empty.mkdir()
+        runs = [timed(root) for _ in range(repeats)]
+        start_up = [timed(empty) for _ in range(repeats)]
+        data = runs[-1][2]
+        code = ("import sys, time, json; sys.path.insert(0, '.');"
+                "from macros.engine.database import cached_database;"
+                "from macros.checkdocs.run import check_paths; db = cached_database();"
+                "t = time.process_time(); r = check_paths(db, [sys.argv[1]]);"
+                "print(json.dumps({'cpu': time.process_time() - t, 'blocks': r.blocks}))")
+        alone = json.loads(subprocess.run([PY, "-c", code, str(root)], cwd=ROOT, check=True,
+                                          capture_output=True, text=True).stdout)
+        checked = data["checked"]["blocks"]
+        findings = data["diagnostics"]
+        wall = statistics.median(r[0] for r in runs)
+        cpu = statistics.median(r[1] for r in runs)
+        return {"blocks": checked, "files": data["checked"]["files"], "check_s": wall,
+                "cpu_s": cpu, "per_s": checked / wall, "per_cpu_s": checked / cpu,
+                "start_s": statistics.median(r[0] for r in start_up),
+                "start_cpu_s": statistics.median(r[1] for r in start_up),
+                "blocks_cpu_s": alone["cpu"],
+                "findings": len(findings),
+                "errors": sum(1 for d in findings if d["severity"] == "error")}
+
+
+def check_tree_rows(g: dict) -> list[str]:
+    return [f"| (g) `recipes check DIR`, {g['blocks']:,} blocks in {g['files']} files of 5 "
+            f"formats (CLI, start-up included, median) | {g['check_s']:.2f} s wall, "
+            f"{g['per_s']:,.0f} blocks/s; {g['cpu_s']:.2f} s CPU, {g['per_cpu_s']:,.0f} blocks "
+            "per CPU second |",
+            f"| (g) of which start-up and database load (an empty folder) | {g['start_s']:.2f} s "
+            f"wall, {g['start_cpu_s']:.2f} s CPU |",
+            f"| (g) the blocks alone (reading, checking, placing; in process, database loaded) | "
+            f"{g['blocks_cpu_s']:.2f} s CPU, {g['blocks_cpu_s'] / g['blocks'] * 1000:.2f} ms "
+            f"each ({g['blocks'] / g['blocks_cpu_s']:,.0f} blocks per CPU second) |",
+            f"| (g) findings per block on that tree | {g['findings'] / max(g['blocks'], 1):.2f} "
+            f"({g['errors']} errors) |"]
+
+
 SUITE_RECORD = ROOT / ".build" / "bench-suite.json"
 
 
@@ -389,7 +507,18 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
     ap.add_argument("--suite", action="store_true",
                     help="also run the full test suite (about 7 minutes) and record its time")
+    ap.add_argument("--only", choices=["check-tree", "check-docs"],
+                    help="run one measurement alone: check-tree is (g), check-docs (h)")
     args = ap.parse_args()
+    if args.only == "check-docs":
+        return print_check_docs()
+    if args.only == "check-tree":
+        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+        print("| measurement | value |\n|---|---|")
+        for row in check_tree_rows(bench_check_tree()):
+            print(row)
+        return 0
     repeats = 1 if args.quick else args.repeats
     sizes = [1, 10] if args.quick else [int(x) for x in args.models.split(",")]
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}", flush=True)
@@ -406,6 +535,10 @@ def main() -> int:
     r = bench_reader()
     print("(e) recipes check on one long line …", file=sys.stderr, flush=True)
     e = bench_check_line([1_000, 10_000, 100_000])
+    print("(g) recipes check over a folder of 1,000 blocks …", file=sys.stderr, flush=True)
+    g = bench_check_tree()
+    print("(h) recipes check on upstream-shaped docs …", file=sys.stderr, flush=True)
+    h = _check_docs()
     if args.suite:
         print("(f) the full test suite …", file=sys.stderr, flush=True)
     f = bench_suite(args.suite)
@@ -464,12 +597,32 @@ def main() -> int:
         print(row)
     for row in check_line_rows(e):
         print(row)
+    for row in check_tree_rows(g):
+        print(row)
+    for row in h:
+        print(row)
     if f is None:
         print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
     else:
         how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
         print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
               + ("" if f["passed"] else " (FAILED)") + " |")
+    return 0
+
+
+def _check_docs() -> list[str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import check_docs
+
+    return check_docs.rows(check_docs.quality(), check_docs.bench_tree())
+
+
+def print_check_docs() -> int:
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    print("| measurement | value |\n|---|---|")
+    for row in _check_docs():
+        print(row)
     return 0
 
 

@@ -108,8 +108,8 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "avg_len": res.avg_len,
         "model_name": res.model_name,
         "docker_image": res.docker_image,
-        "sglang": {"release": res.sglang,
-                   "valid_in": list(res.sglang_span) if res.sglang_span else None},
+        "sglang": {"release": res.sglang, "default": res.sglang_default, "chosen": res.sglang
+                   != res.sglang_default, "valid_in": list(res.sglang_span or ()) or None},
         "hints": [render.text(db, model, h, lang) for h in res.hints],
         "env": list(res.env),
         "flags": res.flag_texts,
@@ -166,7 +166,7 @@ def cmd_command(args) -> int:
     db = _db(args)
     model = db.model(args.model)
     sel = _selection(args, model)
-    res = resolve(db, sel)
+    res = resolve(db, sel, release=db.releases.chosen(args.sglang, "--sglang"))
     if args.format == "json":
         out = _resolution_json(db, model, res, args.lang)
         out["settings"] = _settings_json(db, model, sel, res, args.lang)
@@ -178,6 +178,8 @@ def cmd_command(args) -> int:
             print()
             print(f"# {db.t(args.lang, 'ui.router')}")
             print(router)
+        for c in (c for c in res.caveats if c.kind == "release"):  # a chosen release's notes
+            print(f"note: {render.text(db, model, c.text, args.lang)}", file=sys.stderr)
     return _command_errors(db, model, res)
 
 
@@ -195,8 +197,8 @@ def _command_errors(db, model, res) -> int:
 
 
 def cmd_check(args) -> int:
-    from macros.engine.check import check_text
     from macros.engine.yamlfile import read_text
+
 
     def place(text: str, i: int) -> tuple[int, int]:
         return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
@@ -223,40 +225,21 @@ def cmd_check(args) -> int:
             raise RecipeError([Problem(name, *place(text, text.index("\0")),
                                        "not text: a NUL byte (is this a binary file?)")])
         sources.append((name, text))
-    words = [w for w in args.words if w != "--"]
+    words = args.words
     if words:
         sources.append(("<command line>", words[0] if len(words) == 1 else shlex.join(words)))
-    if not sources:
+    if not sources and not args.paths:
         raise RecipeError([Problem("<command line>", None, None,
-                                   "give a command after '--', or --file PATH (or - for stdin)")])
+                                   "give PATH… (files or folders of docs), a command after "
+                                   "'--', or --file PATH (or - for stdin)")])
     if any(pair.partition("=")[0] == "avg_len" for pair in args.set or []):
         raise RecipeError([Problem("<command line>", None, None, "avg_len does not change what "
                                    "a command must look like; check takes dimensions and "
                                    "settings only")])
-    context = _context_args(args)[0]
-    out = []
-    for name, text in sources:
-        for f in check_text(db, text, model_id=args.model, sglang=args.sglang, **context):
-            out.append((name, f))
-    errors = sum(1 for _, f in out if f.severity.value == "error")
-    if args.format == "json":
-        print(json.dumps({"diagnostics": [
-            {"severity": f.severity.value, "rule": f.rule, "message": f.message,
-             "flags": f.flags, "source": name, "line": f.line} for name, f in out]},
-            ensure_ascii=False, indent=2))
-    else:
-        from macros.report import bounded
+    from macros.checkdocs.cli import check
+    from macros.report import bounded
 
-        def lines():
-            for name, f in out:
-                flags = f" [{', '.join(f.flags)}]" if f.flags else ""
-                yield f"{name}:{f.line}: {f.severity.value}: {f.message} ({f.rule}){flags}"
-
-        for line in bounded(lines()):
-            print(line)
-        warnings = sum(1 for _, f in out if f.severity.value == "warning")
-        print(f"{errors} error(s), {warnings} warning(s)", file=sys.stderr)
-    return EXIT_FINDINGS if errors else EXIT_OK
+    return check(db, args, sources, _context_args(args)[0], bounded)
 
 
 def _calculator_arg(model, given: str | None):
@@ -486,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     selection(s)
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--sglang", metavar="VERSION", help="spell it for this release (or latest)")
     s.set_defaults(func=cmd_command)
 
     s = sub.add_parser("check", help="check commands against the catalog and the rules")
@@ -500,9 +484,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sglang", metavar="VERSION",
                    help="judge server flags as this sglang release parses them (a release of "
                         "recipes/catalog/sglang-history.json; default: the pinned one)")
-    s.add_argument("--format", choices=["text", "json"], default="text")
-    s.add_argument("words", nargs=argparse.REMAINDER, help="-- COMMAND (words or one string)")
-    s.set_defaults(func=cmd_check)
+    s.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files or folders of docs: Markdown, MDX, reStructuredText, notebooks, "
+                        "shell scripts (folders are walked, .gitignore respected); after them, "
+                        "-- COMMAND (words or one string) checks a command")
+    from macros.checkdocs.cli import add_arguments
+    add_arguments(s)
+    s.set_defaults(func=cmd_check, words=[])
 
     s = sub.add_parser("calc", help="a calculator's value for a selection and request lengths")
     selection(s)
@@ -560,9 +548,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``check``'s words after the first ``--`` are a command, not paths or options."""
+    if "check" in argv and "--" in argv and argv.index("check") < argv.index("--"):
+        at = argv.index("--")
+        return argv[:at], argv[at + 1:]
+    return argv, None
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
+        argv, command = _split_command(list(sys.argv[1:] if argv is None else argv))
         args = build_parser().parse_args(argv)
+        if command is not None:
+            args.words = command
         return args.func(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

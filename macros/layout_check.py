@@ -10,6 +10,7 @@ circle, an import against the layers, or a module over the limit without a reaso
 The layers, bottom to top: ``engine`` (the database and everything that reads it),
 ``catalog_build`` (the wheel extractor, which reads the flag history's format from the
 engine), ``i18n`` (the translators' tools), ``site`` (page macros, the build, the preview),
+``checkdocs`` (``recipes check PATH…``: doc formats, reports, fixes, the pytest plugin),
 then the top-level modules (the CLI and this check). A module may import its own layer and
 those below it.
 """
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-LAYERS = ("engine", "catalog_build", "i18n", "site", "")  # "" = the top-level modules
+LAYERS = ("engine", "catalog_build", "i18n", "site", "checkdocs", "")  # "" = the top-level modules
 LIMIT = 600  # lines
 
 

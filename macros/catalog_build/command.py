@@ -18,7 +18,9 @@ import zipfile
 from pathlib import Path
 
 from macros.engine.history import UnknownRelease
+from macros.catalog_build.diffusion_history import diffusion_outputs, extract_diffusion_history
 from macros.catalog_build.history import (build_history, catalog_document, diff_releases, render_history)
+from macros.catalog_build.bench_tools import bench_tool_facts
 from macros.catalog_build.router import extract_router
 from macros.catalog_build.sglang import extract_sglang
 from macros.catalog_build.wheels import (DEFAULT_WHEEL_DIR, REPO_ROOT, CatalogError, DownloadError, SourceTree, download_wheel, sha256_of)
@@ -79,10 +81,11 @@ def snapshot(package: str, version: str, wheel: Path) -> tuple[dict, dict]:
             "env_deprecated": result["env_deprecated"],
             "flags": result["flags"],
         }
+        bench_tool_facts(src, meta, sections)
     else:
         result = extract_router(src, version)
         meta = {"allow_abbrev": result["allow_abbrev"]}
-        sections = {"flags": result["flags"]}
+        sections = {"flags": result["flags"], "launch_server": result["launch_server"]}
     log(f"{package} {version}: parsed {src.parsed} files in {time.perf_counter() - started:.2f}s")
     meta.update(wheel=wheel.name, wheel_sha256=sha256_of(wheel))
     return meta, sections
@@ -198,6 +201,8 @@ def relative(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     try:
         history = extract_history(args.wheel_dir)
+        # the diffusion CLI of the same wheels: its own files (diffusion_history.py)
+        diffusion = extract_diffusion_history(RELEASES["sglang"], args.wheel_dir, log)
     except DownloadError as exc:
         if args.check:
             print(f"catalog check skipped: cannot download wheels ({exc})")
@@ -205,7 +210,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"catalog: error: cannot download wheels ({exc})", file=sys.stderr)
         return 2
     status = 0
-    for path, text, doc in outputs(history, args.catalog_dir):
+    files = outputs(history, args.catalog_dir) + diffusion_outputs(
+        diffusion, args.catalog_dir, PINNED["sglang"], render)
+    for path, text, doc in files:
         if not args.check:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

@@ -14,6 +14,7 @@ from macros.catalog_build.wheels import CatalogError, SourceTree
 
 ROUTER_ARGS = "sglang_router/router_args.py"
 ROUTER_LAUNCH = "sglang_router/launch_router.py"
+ROUTER_SERVER = "sglang_router/launch_server.py"
 
 # The router's --tool-call-parser choices come from the Rust extension
 # (get_available_tool_call_parsers), which cannot be read statically; they were
@@ -51,16 +52,12 @@ FLAG_NOTES = {
 }
 
 
-def extract_router(src: SourceTree, version: str = "0.3.2") -> dict:
-    if not src.has(ROUTER_ARGS):
-        raise CatalogError(f"{ROUTER_ARGS} not found in the wheel")
-    ev = Evaluator(src)
-    module = ev.module("sglang_router.router_args")
-    cls = module.lookup("RouterArgs", ev)
-    func = FuncRef(find_method(cls.node, "add_cli_args"), module)
-    flags = walk_add_arguments(func, ev, {"use_router_prefix": False})
+def _router_flags(func: FuncRef, ev: Evaluator, params: dict, version: str) -> list[dict]:
+    """``RouterArgs.add_cli_args`` walked with ``params``, its Rust-made choices filled in."""
+    flags = walk_add_arguments(func, ev, params)
     for flag in flags:
-        if flag["name"] == "--tool-call-parser" and str(flag["choices_source"]).startswith(
+        plain = flag["name"].replace("--router-", "--", 1)
+        if plain == "--tool-call-parser" and str(flag["choices_source"]).startswith(
             "UNRESOLVED"
         ):
             if version not in ROUTER_TOOL_CALL_PARSERS:
@@ -71,10 +68,38 @@ def extract_router(src: SourceTree, version: str = "0.3.2") -> dict:
                 )
             flag["choices"] = list(ROUTER_TOOL_CALL_PARSERS[version])
             flag["choices_source"] = ROUTER_TOOL_CALL_PARSERS_SOURCE
-        flag["notes"] = FLAG_NOTES.get(flag["name"], flag["notes"])
+        flag["notes"] = FLAG_NOTES.get(plain, flag["notes"])
     index_flags(flags)
     unresolved = unresolved_choices(flags)
     if unresolved:
         raise CatalogError(f"router: unresolved choices for {', '.join(unresolved)}")
+    return flags
+
+
+def extract_router(src: SourceTree, version: str = "0.3.2") -> dict:
+    """The router's flags under ``launch_router`` and, under ``python3 -m
+    sglang_router.launch_server`` (``launch_server``), the flags that program adds to the
+    server's: ``RouterArgs.add_cli_args(parser, use_router_prefix=True,
+    exclude_host_port=True)`` and its own ``add_argument`` calls, each with the
+    ``launch_router`` flag it is (``router_flag``, None for a flag of its own)."""
+    if not src.has(ROUTER_ARGS):
+        raise CatalogError(f"{ROUTER_ARGS} not found in the wheel")
+    ev = Evaluator(src)
+    module = ev.module("sglang_router.router_args")
+    cls = module.lookup("RouterArgs", ev)
+    func = FuncRef(find_method(cls.node, "add_cli_args"), module)
+    flags = _router_flags(func, ev, {"use_router_prefix": False}, version)
     allow_abbrev = parser_allow_abbrev(find_function(src.tree(ROUTER_LAUNCH), "parse_router_args"))
-    return {"allow_abbrev": allow_abbrev, "flags": flags}
+    launch_server = []
+    if src.has(ROUTER_SERVER):
+        params = {"use_router_prefix": True, "exclude_host_port": True}
+        launch_server = _router_flags(func, ev, params, version)
+        server_module = ev.module("sglang_router.launch_server")
+        main = FuncRef(find_function(src.tree(ROUTER_SERVER), "main"), server_module)
+        launch_server += _router_flags(main, ev, {}, version)
+        plain = {f["name"] for f in flags}
+        for flag in launch_server:
+            name = flag["name"].replace("--router-", "--", 1)
+            flag["router_flag"] = name if name in plain else None
+        index_flags(launch_server)
+    return {"allow_abbrev": allow_abbrev, "flags": flags, "launch_server": launch_server}

@@ -1,4 +1,5 @@
-"""``python3 -m sglang.bench_serving``: the command that reproduces a published speed row.
+"""``python3 -m sglang.bench_serving`` (``sglang.benchmark.serving`` in the releases that have it):
+the command that reproduces a published speed row.
 
 Owns the bench_serving arguments of every release the flag history covers (read from the
 ``bench`` section of ``recipes/catalog/sglang-history.json``), composing a row's reproduce
@@ -19,7 +20,7 @@ from macros.engine.flags import Flag, parse_flag_text
 from macros.engine.history import History
 from macros.engine.schema import BenchRow, BenchWorkload
 
-PROGRAM = "python3 -m sglang.bench_serving"
+PROGRAM = "python3 -m sglang.bench_serving"  # every release has it; ``program`` picks per release
 BACKEND = "sglang"
 HOST = "localhost"  # the reproduce command runs next to the server it measures
 INDENT = "  "
@@ -88,9 +89,26 @@ def reproduce(workload: BenchWorkload, row: BenchRow, prompts: int, model_name: 
     return flags + ([Flag("--flush-cache")] if workload.flush_cache else [])
 
 
-def command_text(flags: list[Flag]) -> str:
+def program(releases: BenchReleases, release: str | None) -> str:
+    """How a reproduce command for ``release`` starts: of the ways that release's bench_serving
+    can be started, the one the history adds last (the module a release moves it to; the old
+    one then warns that it is going), so each release gets its own module from the first
+    release that has it on. A build between releases gets one every release has."""
+    first: dict[str, int] = {}
+    for i, version in enumerate(releases.order):
+        for way in releases.programs[version]:
+            first.setdefault(way, i)
+    if release is None:
+        every = set.intersection(*(set(releases.programs[v]) for v in releases.order))
+        ways = every or set(releases.programs[releases.order[-1]])
+    else:
+        ways = set(releases.programs[release])
+    return max(ways, key=lambda way: (first[way], way))
+
+
+def command_text(flags: list[Flag], program: str = PROGRAM) -> str:
     """The reproduce command as pages print it: the program, then one argument per line."""
-    body = [PROGRAM] + [INDENT + f.text() for f in flags]
+    body = [program] + [INDENT + f.text() for f in flags]
     return "\n".join([line + " \\" for line in body[:-1]] + [body[-1]])
 
 

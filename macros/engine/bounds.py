@@ -25,9 +25,15 @@ _FACTS = ("below", "at_most", "env_choices", "env_read")  # the optional section
 ROLES = {
     "tensor-parallel": "the tensor-parallel size (GPUs one copy of the weights spans)",
     "data-parallel": "the data-parallel size (attention DP groups or replicas)",
+    "pipeline-parallel": "the pipeline-parallel size (stages the layers are split into)",
     "host": "the address the server listens on",
     "port": "the port the server listens on",
     "model": "the model the server loads",
+}
+# Roles only the router's catalog gives (a router flag the checker reads for its meaning).
+ROUTER_ROLES = {
+    "prefill-url": "the flag naming a prefill server: its URL, then an optional bootstrap port "
+                   "that the router reads after parsing, a number or 'none'",
 }
 
 
@@ -112,9 +118,10 @@ def _roles(doc: Marked, given: Any, catalogs: dict[str, Catalog]) -> list[Proble
             continue
         for role, names in roles.items():
             where = ("roles", package, role)
-            if role not in ROLES:
+            allowed = ROLES if package == "sglang" else {**ROLES, **ROUTER_ROLES}
+            if role not in allowed:
                 problems.append(doc.problem(where, f"'{role}' is not a role the engine asks for "
-                                            f"({choices_hint(str(role), ROLES)})"))
+                                            f"({choices_hint(str(role), allowed)})"))
                 continue
             if not isinstance(names, list) or not names:
                 problems.append(doc.problem(where, f"{role}: give the flags that carry it as a "

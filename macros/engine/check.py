@@ -26,12 +26,14 @@ the docker and curl findings are the part to move out once ``Finding`` lives bel
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from macros.engine import docker
+from macros.engine import check_config, docker, programs, shellvalues
 from macros.engine.conditions import attr as _attr, equalities
 from macros.engine.catalog import Catalog
 from macros.engine.model import Database
@@ -40,12 +42,8 @@ from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import split_words
 from macros.engine.results import Diagnostic, TextRef
 from macros.engine.schema import Cell, Severity
-from macros.engine.shell import Logical, ParseError, Word, scan
-
-# The words that start each program, and the name the flag catalogs give it ("programs").
-SERVER_PROGRAMS = {("sglang", "serve"): "sglang serve",
-                   ("-m", "sglang.launch_server"): "python3 -m sglang.launch_server"}
-ROUTER_PROGRAMS = {("-m", "sglang_router.launch_router"): "python3 -m sglang_router.launch_router"}
+from macros.engine.programs import BENCH, ROUTER, SERVER, Program
+from macros.engine.shell import Logical, Word, scan
 
 
 @dataclass
@@ -94,6 +92,11 @@ class Command:
     # line, whether the other comes after this one)
     chained: list[tuple[str, str, int, bool]] = field(default_factory=list)
     substitutions: list[tuple[str, int]] = field(default_factory=list)  # (word, its line)
+    tool: Program | None = None  # the registered program (programs.py) that starts it
+    # flags its --config file gives: name -> (the file as written, the key's line there)
+    from_config: dict[str, tuple[str, int]] = field(default_factory=dict)
+    config_unread: str | None = None  # the --config file that is not beside the text
+    config_count: int = 0  # how many of ``flags`` (the first ones) the --config file gave
 
 
 @dataclass
@@ -153,25 +156,14 @@ _BACKGROUND = ("'&' runs this command in the background: the shell goes on at on
                "under a process manager) and wait until its /health endpoint answers")
 
 
-def _program_at(words: list[str]) -> tuple[str, str, int, bool] | None:
-    """(program, its catalog name, index of its first argument, takes a positional model) or
-    None."""
-    for i in range(len(words) - 1):
-        pair = (words[i], words[i + 1])
-        if pair in SERVER_PROGRAMS:
-            return "server", SERVER_PROGRAMS[pair], i + 2, pair == ("sglang", "serve")
-        if pair in ROUTER_PROGRAMS:
-            return "router", ROUTER_PROGRAMS[pair], i + 2, False
-    return None
-
-
 def parse(text: str, catalogs: dict[str, Catalog],
           run_flags: dict[str, bool] | None = None) -> list[Command]:
-    """Every SGLang server or router command in ``text``; other shell commands are ignored.
-    A command ends where bash ends it: at a newline or a control operator (``&&``, ``|``, ``;``
-    …); redirections (``> log``, ``2>&1``) are not its arguments. With ``run_flags`` (docker's
-    vocabulary) a ``docker run`` in front of a server command is read too."""
-    return _commands(scan(text).lines, catalogs, run_flags)
+    """Every command in ``text`` of a program whose kind (``server``, ``router``) ``catalogs``
+    holds the parser of; other shell commands are ignored. A command ends where bash ends it:
+    at a newline or a control operator (``&&``, ``|``, ``;`` …); redirections (``> log``,
+    ``2>&1``) are not its arguments. With ``run_flags`` (docker's vocabulary) a ``docker run``
+    in front of a server command is read too."""
+    return _commands(scan(text).lines, lambda p: catalogs.get(p.kind), run_flags)
 
 
 def _docker_run(head: list[Word], run_flags: dict[str, bool] | None,
@@ -208,33 +200,44 @@ def _curls(lines: list[Logical]) -> list[Curl]:
             if words and words[0].text == "curl"]
 
 
-def _commands(lines: list[Logical], catalogs: dict[str, Catalog],
-              run_flags: dict[str, bool] | None = None) -> list[Command]:
+def _commands(lines: list[Logical], catalog_of, run_flags: dict[str, bool] | None = None,
+              problems: list[tuple[int, str, str]] | None = None) -> list[Command]:
+    """The commands of registered programs whose parser ``catalog_of(program)`` gives (None:
+    not read); a line of flags the line above does not continue goes into ``problems``."""
     commands: list[Command] = []
-    for logical in lines:
+    found_at = [[programs.find([w.text for w in words]) for words in logical.commands]
+                for logical in lines]
+    for logical, found_here in zip(lines, found_at):
         for k, words in enumerate(logical.commands):
-            found = _program_at([w.text for w in words])
+            found = found_here[k]
             if found is None:
-                if k == 0 and commands and words[0].text.startswith("--"):
-                    raise ParseError(words[0].line, f"'{words[0].text}' starts a line of its "
-                                     "own: the line above does not end with '\\', so the shell "
-                                     "would run this as a separate command")
+                if k == 0 and commands and words[0].text.startswith("--") \
+                        and problems is not None:
+                    problems.append((words[0].line, "parse.shell",
+                                     f"'{words[0].text}' starts a line of its own: the line "
+                                     "above does not end with '\\', so the shell would run "
+                                     "this as a separate command"))
                 continue
-            program, entry, start, positional_model = found
-            cmd = Command(program, words[0].line, entry, text=logical.text,
-                          positional_model=positional_model, background=logical.background[k])
+            tool, first, start = found
+            catalog = catalog_of(tool)
+            if catalog is None:
+                continue
+            cmd = Command(tool.kind, words[0].line, tool.name, text=logical.text,
+                          positional_model=tool.positional_model,
+                          background=logical.background[k], tool=tool)
             for j, other in enumerate(logical.commands):
-                theirs = _program_at([w.text for w in other])
+                theirs = found_here[j]
                 if j == k or (j < k and theirs):  # two programs: said once, by the first
                     continue
                 joins = logical.operators[min(j, k):max(j, k)]
                 cmd.chained.append((joins[-1] if j > k else joins[0],
-                                    theirs[1] if theirs else other[0].text, other[0].line,
-                                    j > k))
+                                    theirs[0].name if theirs else other[0].text,
+                                    other[0].line, j > k))
             cmd.substitutions = [(w.text, w.line) for w in words if w.substitution]
-            head = words[:start - 2]
+            head = words[:first]
             # env assignments directly in front of the program (or of 'python3 -m')
-            while head and head[-1].text in ("python", "python3", "env"):
+            while head and (head[-1].text in ("python", "python3", "env")
+                            or re.fullmatch(r"(\S*/)?python3?(\.[0-9]+)?", head[-1].text)):
                 head = head[:-1]
             env = []
             for w in reversed(head):
@@ -244,9 +247,9 @@ def _commands(lines: list[Logical], catalogs: dict[str, Catalog],
                 env.append((name, value))
                 cmd.flag_lines[name] = w.line
             cmd.env = env[::-1]
-            if program == "server":
+            if tool.kind == SERVER:
                 _docker_run(head, run_flags, cmd)
-            _parse_args(cmd, words[start:], catalogs[program])
+            _parse_args(cmd, words[start:], catalog)
             commands.append(cmd)
     return commands
 
@@ -315,8 +318,11 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
                                text_id="catalog.unknown-flag", fields={"flag": name}))
             continue
         if hit.kind == "unknown":
-            if name not in hints:
-                hints[name] = choices_hint(name, catalog.flags)
+            if name not in hints:  # the suggestion compares with every flag: once per catalog
+                memo = catalog.__dict__.setdefault("_hints", {})
+                if name not in memo:
+                    memo[name] = choices_hint(name, catalog.flags)
+                hints[name] = memo[name]
             out.append(Finding(Severity.error, "catalog.unknown-flag",
                                f"unknown flag {name} for {catalog.package} {catalog.version} "
                                f"({hints[name]})", [name],
@@ -331,7 +337,8 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
         if hit.kind == "abbreviated":
             out.append(Finding(Severity.warning, "catalog.abbreviated-flag",
                                f"{name} is an abbreviation of {spec.name}; argparse accepts it, "
-                               f"but write the full name", [name, spec.name],
+                               f"but write {spec.name}: a later release may add a flag that "
+                               "makes it ambiguous", [name, spec.name],
                                text_id="catalog.abbreviated-flag",
                                fields={"flag": name, "full": spec.name}))
         if spec.deprecated:
@@ -341,8 +348,12 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
                                text_id="catalog.deprecated-flag",
                                fields={"flag": spec.name, "why": why}))
         judged = catalog.spec_under_env(spec, env)
+        if values and judged.takes_value:  # run-time values and placeholders, as they can be
+            values = _shell_values(judged, values, out)
         problem = branch_value_problem(judged, values, branch_values or {}) \
             if not (hit.kind == "negated" and not values) else None
+        if problem is None and spec.name in catalog.roles.get("prefill-url", ()):
+            problem = _bootstrap_port(spec.name, values)
         locked = [(v, var) for v, var in spec.env_choices
                   if v in values and v not in (judged.choices or ())]
         if problem and locked:
@@ -367,6 +378,8 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
                            f"the command names no model ({model_flags[0]})", [model_flags[0]],
                            text_id="catalog.missing-model"))
     for word, before, line in cmd.positionals:  # neither program takes positional arguments
+        if shellvalues.stray_placeholder(word):  # `[args]`, `...`: the reader fills them in
+            continue
         out.append(Finding(Severity.error, "catalog.stray-word", _stray(word, before, catalog),
                            [], line, text_id="catalog.stray-word", fields={"word": word}))
     for name, _ in cmd.env:
@@ -381,6 +394,35 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
                                f"environment registry", [name],
                                text_id="catalog.unknown-env", fields={"env": name}))
     return out
+
+
+def _shell_values(spec, values: tuple[str, ...], out: list[Finding]) -> tuple[str, ...]:
+    """``values`` with each one the shell fills in at run time, or the reader fills in, judged
+    by what it can become (into ``out``) and left out of argparse's judgement."""
+    kept = []
+    for value in values:
+        judged = shellvalues.judge(spec, value)
+        if judged.problem:
+            out.append(Finding(Severity.error, "catalog.bad-value", judged.problem, [spec.name],
+                               text_id="catalog.bad-value", fields={"problem": judged.problem}))
+        if judged.note:
+            out.append(Finding(Severity.warning, "check.placeholder", judged.note, [spec.name],
+                               fields={"flag": spec.name, "value": value}))
+        kept.append(judged.value)
+    return tuple(kept)
+
+
+def _bootstrap_port(name: str, values: tuple[str, ...]) -> str | None:
+    """The router's own reading of ``--prefill URL PORT`` after parsing (a number or 'none',
+    router_args._parse_prefill_urls); None when it takes it."""
+    if len(values) < 2 or values[1] == shellvalues.SKIP or values[1].lower() == "none":
+        return None
+    try:
+        int(values[1])
+    except ValueError:
+        return (f"{name} {values[0]} {values[1]}: the router refuses it once its arguments are "
+                f"parsed (\"Invalid bootstrap port: {values[1]}. Must be a number or 'none'\")")
+    return None
 
 
 def _is_append(spec) -> bool:
@@ -659,13 +701,18 @@ def model_values(model: Model | None) -> dict[str, dict[str, str | None]]:
 
 
 def check_text(db: Database, text: str, *, model_id: str | None = None,
-               sglang: str | None = None, **context: str) -> list[Finding]:
+               sglang: str | None = None, base_dir: str | os.PathLike | None = None,
+               **context: str) -> list[Finding]:
     """Check every command in ``text`` in the given context (cell dimensions and Playground
     settings by id, e.g. ``hw="b300"``); unknown context skips rules that need it. The rules of
     ``model_id`` apply, else those of the only model, else those of the model each command
-    names (``_named_models``). Server commands are judged as sglang ``sglang`` (a release of
-    the flag history) parses them; the pinned release when it is None."""
-    catalogs = {"server": _release_catalog(db, sglang), "router": db.router_catalog}
+    names (``_named_models``). Each command is judged by its own program's parser
+    (``programs.py``) as sglang ``sglang`` (a release of the flag history) has it; the pinned
+    release when it is None. A shell error is reported and the next command is read on; the
+    same abbreviation, and the model no command names, are said once per text. A server's
+    ``--config FILE`` is read from ``base_dir`` (the checked file's folder), its options
+    checked as flags; without the file a note says so once."""
+    release = db.catalog.version if sglang is None else _release_catalog(db, sglang).version
     context = {k: v for k, v in context.items() if v is not None}
     fixed = db.model(model_id) if model_id else (next(iter(db.models.values()))
                                                   if len(db.models) == 1 else None)
@@ -673,42 +720,74 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         _check_context(db, fixed, context)
     else:  # the model is told per command later: each value must be one some model has
         _check_context_any(db, context)
-    raw: list[Finding] = []
-    try:
-        read = scan(text)
-        raw = [Finding(Severity.error, rule, message, [], line)
-               for line, rule, message in read.problems]
-        commands = _commands(read.lines, catalogs, db.containers.run_flags)
-    except ParseError as exc:
-        return raw + [Finding(Severity.error, "parse.shell", str(exc), [], exc.line)]
+    read = scan(text)
+    problems = list(read.problems)
+    missing: list[Command] = []  # commands of a program this release lacks
+
+    def parser(tool: Program) -> Catalog:
+        catalog = tool.parser(db, release)
+        if catalog is None:
+            missing.append(tool)
+            return db.catalog  # to group its words; it is judged by nothing more
+        return catalog
+
+    commands = _commands(read.lines, parser, db.containers.run_flags, problems)
+    raw = [Finding(Severity.error, rule, message, [], line)
+           for line, rule, message in sorted(problems, key=lambda p: p[0])]
     curls = _curls(read.lines)
     if not commands and not curls:
+        if any(rule == "parse.shell" for _, rule, _ in problems):
+            return raw
         return raw + [Finding(Severity.error, "parse.no-command",
-                              "no sglang serve, python3 -m sglang.launch_server, "
-                              "python3 -m sglang_router.launch_router or curl command found",
-                              [], 1)]
-    all_flags = [_canonical_flags(cmd, catalogs[cmd.program]) for cmd in commands]
+                              f"no command of {', '.join(programs.names())} and no curl "
+                              "command found", [], 1)]
+    catalogs = [parser(cmd.tool) if cmd.tool is not None else db.catalog for cmd in commands]
+    for cmd, catalog in zip(commands, catalogs):
+        for f in _read_config(cmd, catalog, Path(base_dir) if base_dir is not None else None):
+            if f.rule != "check.config-unread" or all(g.rule != f.rule for g in raw):
+                raw.append(f)  # a file not beside the text is said once
+    absent = {id(t) for t in missing}
+    all_flags = [_canonical_flags(cmd, catalog) for cmd, catalog in zip(commands, catalogs)]
     models, unsure = ([fixed] * len(commands), {}) if fixed is not None else \
         _named_models(db, commands, all_flags, context)
     if curls:
         raw += _curl_findings(db, curls, commands, all_flags, fixed, context)
     server_bootstrap = None
     for cmd, flags in zip(commands, all_flags):
-        if cmd.program == "server" and "--disaggregation-bootstrap-port" in flags:
+        if cmd.program == SERVER and "--disaggregation-bootstrap-port" in flags:
             server_bootstrap = flags["--disaggregation-bootstrap-port"][0]
     out: list[Finding] = raw
-    for i, (cmd, flags, model) in enumerate(zip(commands, all_flags, models)):
-        catalog = catalogs[cmd.program]
+    said: set[tuple[str, ...]] = set()  # findings said once per text
+    for i, (cmd, flags, model, catalog) in enumerate(zip(commands, all_flags, models,
+                                                         catalogs)):
         found = _chain_findings(cmd)
+        if cmd.tool is not None and id(cmd.tool) in absent:
+            have = programs.instead(db, cmd.tool, release)
+            found.append(Finding(Severity.error, "check.program-missing",
+                                 f"sglang {release} has no {cmd.entry}: python exits with "
+                                 f"'No module named {cmd.entry.split()[-1]}'"
+                                 + (f"; run {' or '.join(have)}" if have else ""), [],
+                                 cmd.line))
+            for f in found:
+                f.line = f.line or cmd.line
+            out.extend(found)
+            continue
+        if cmd.tool is not None and cmd.tool.notice is not None:
+            notice = cmd.tool.notice(db, release)
+            if notice:
+                found.append(Finding(Severity.warning, "check.deprecated-program",
+                                     f"sglang {release} warns when {cmd.entry} starts: "
+                                     f"{notice}", [], cmd.line))
         if cmd.docker is not None:
             given = db.catalog.role_value(flags, "port")
             port = given[0] if given else _default_port(db.catalog)
-            docker_found, release = _docker_findings(db, cmd.docker, model, context.get("hw"),
-                                                     port, given is not None)
+            docker_found, image_release = _docker_findings(db, cmd.docker, model,
+                                                           context.get("hw"), port,
+                                                           given is not None)
             found += docker_found
-            if release is not None and sglang is None:  # judged as the image's release
-                catalog = _release_catalog(db, release)
-        server = cmd.program == "server"  # the branch reads server flags and env only
+            if image_release is not None and sglang is None:  # judged as the image's release
+                catalog = cmd.tool.parser(db, image_release) or catalog
+        server = cmd.program == SERVER  # the branch reads server flags and env only
         found += catalog_findings(cmd, catalog, model_env(model) if server else set(),
                                   model_values(model) if server else {})
         found += unsure.get(i, [])
@@ -719,24 +798,88 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         bootstrap = server_bootstrap if server_bootstrap is not None or model is None \
             or model.info.pd is None else str(model.info.pd.bootstrap_port)
         extra: dict[str, Any] = {"server_bootstrap": bootstrap}
-        if cmd.program == "router":
+        if cmd.program == ROUTER:
             prefill = flags.get("--prefill", ())
             extra["router_bootstrap"] = prefill[1] if len(prefill) > 1 else None
-        if model is not None:
+        if model is not None and cmd.program in (SERVER, ROUTER):
             match = {k: v for k, v in context.items() if k in model.dimensions}
             picks = {k: v for k, v in context.items() if k not in match}
-            if cmd.program == "server":
+            if cmd.program == SERVER:
                 match = _pd_context(model, flags.get("--disaggregation-mode", (None,))[0], match)
             cell = model.cell(match) if all(d in match for d in model.dimensions) else None
-            rule_flags = db.releases.legacy(flags) if cmd.program == "server" else flags
+            rule_flags = db.releases.legacy(flags) if cmd.program == SERVER else flags
             ctx = _CheckContext(db, model, match, picks, rule_flags, env, cell, cmd.program,
                                 extra)
             found += rule_findings(db, model, ctx)
         for f in found:
             lines = [cmd.flag_lines[n] for n in f.flags if n in cmd.flag_lines]
             f.line = f.line or (lines[0] if lines else cmd.line)  # the rule's first flag
-        out.extend(found)
+            if not _config_finding(cmd, f):
+                continue
+            key = _said_once(f)
+            if key is not None:
+                if key in said:
+                    continue
+                said.add(key)
+            out.append(f)
     return out
+
+
+def _read_config(cmd: Command, catalog: Catalog, base: Path | None) -> list[Finding]:
+    """Put the options of a server's ``--config FILE`` in front of its flags, as SGLang's
+    merger does; what keeps the server from reading the file is an error, a file not beside
+    the checked text a note."""
+    given = next((v for n, v in cmd.flags if n == "--config"), None)
+    if cmd.tool is None or not cmd.tool.config or not given:
+        return []
+    line = cmd.flag_lines.get("--config", cmd.line)
+    path = check_config.locate(given[0], base)
+    if path is None:
+        cmd.config_unread = given[0]
+        return [Finding(Severity.info, "check.config-unread",
+                        f"--config {given[0]}: the file is not beside the checked text, so "
+                        "the options it gives (the model too) were not checked", ["--config"],
+                        line)]
+    config = check_config.read(path, given[0], catalog)
+    cmd.flags[0:0] = [(name, values) for name, values, _ in config.args]
+    cmd.config_count = len(config.args)
+    for name, _, key_line in config.args:
+        spec = catalog.lookup(name).spec
+        for known in {name, spec.name if spec is not None else name}:
+            cmd.from_config.setdefault(known, (given[0], key_line))
+            cmd.flag_lines.setdefault(known, line)
+    return [Finding(Severity.error, "check.config", f"--config {given[0]}, line {key_line}: "
+                    f"{why}", ["--config"], line) for key_line, why in config.problems]
+
+
+def _config_finding(cmd: Command, f: Finding) -> bool:
+    """Whether to keep ``f`` of a command with ``--config``: the file's options come first
+    and the command's own win (no repeated flag), a file not read may name the model; a
+    finding about one of the file's options says which key gave it."""
+    if cmd.config_unread and f.rule == "catalog.missing-model":
+        return False
+    if f.rule == "catalog.repeated-flag" and any(n in cmd.from_config for n in f.flags):
+        return False
+    origin = cmd.from_config.get(f.flags[0]) if f.flags else None
+    if origin is not None and all(n != f.flags[0] for n, _ in cmd.flags[cmd.config_count:]):
+        f.message += f" (from --config {origin[0]}, line {origin[1]})"
+    return True
+
+
+def once_key(f) -> tuple[str, ...] | None:
+    """The key of a finding a text (or a file of many blocks) says once however many commands
+    repeat it: the same abbreviation, the same deprecated program, no model to tell, a config
+    file not there; None for any other finding."""
+    if f.rule == "catalog.abbreviated-flag":
+        return (f.rule, *f.flags)
+    if f.rule == "check.deprecated-program":
+        return (f.rule, f.message)
+    if f.rule in ("check.config-unread", "check.model-unknown"):
+        return (f.rule,)
+    return None
+
+
+_said_once = once_key
 
 
 def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str | None,
@@ -777,11 +920,34 @@ def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str 
         return out, None
     rule = next((r for r in rules if r.image == run.image), None)
     if rule is None:
+        official = _official_release(db, run.image)
+        if official is not False:  # a release image of a repository the recipes use
+            return out, official
         out.append(Finding(Severity.error, "docker.foreign-image", f"image {run.image} is none "
                            f"of {whose} docker_images ({', '.join(images)})", [],
                            run.image_line))
         return out, None
     return out, (db.releases.resolve(rule.sglang) if rule.sglang else None)
+
+
+_RELEASE_TAG = re.compile(r"v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:-.*)?")
+
+
+def _official_release(db: Database, image: str) -> str | bool:
+    """For an image of a repository some model's ``docker_images`` pulls from (the official
+    ``lmsysorg/sglang``, say): the release its tag names (``v0.5.23-cu129``: 0.5.23;
+    ``latest``: the newest); False for an image of any other repository or a tag that names
+    no release of the flag history (a build of the recipes' own is named in docker_images)."""
+    repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] \
+        else (image, "", "latest")
+    used = {r.image.rsplit(":", 1)[0] for m in db.models.values()
+            for r in m.info.docker_images}
+    if repository not in used:
+        return False
+    if tag == "latest":
+        return db.releases.newest
+    m = _RELEASE_TAG.fullmatch(tag)
+    return m.group(1) if m and m.group(1) in db.releases.order else False
 
 
 def _read_option(db: Database, text: str) -> list[tuple[str, str | None]]:
@@ -1055,10 +1221,13 @@ def _named_models(db: Database, commands: list[Command], all_flags: list[dict],
                           if not named else f"its servers name {' and '.join(named)}")
     for model in named.values():
         _check_context(db, model, context)
-    unsure = {i: [Finding(Severity.warning, "check.model-unknown",
-                          f"cannot tell which model's rules apply: {reason}; only the flag "
-                          f"catalog was checked ({choose})",
-                          [db.catalog.role_flags("model")[0]]
-                          if commands[i].program == "server" else [])]
-              for i, reason in why.items()}
-    return models, unsure
+    if not why:
+        return models, {}
+    first = min(why)  # said once per text, at the first command it holds for
+    more = len(why) - 1
+    others = f" (and {more} more command{'s' if more > 1 else ''} of this text)" if more else ""
+    return models, {first: [Finding(Severity.info, "check.model-unknown",
+                                    f"cannot tell which model's rules apply: {why[first]}"
+                                    f"{others}; only the flag catalog was checked ({choose})",
+                                    [db.catalog.role_flags("model")[0]]
+                                    if commands[first].program == SERVER else [])]}

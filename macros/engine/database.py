@@ -405,6 +405,17 @@ def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
         out.add(docs["model"], ("id",), f"model id '{info.id}' must equal its folder name "
                 f"'{model_dir.name}'")
     merged = {lang: {**shared_text.get(lang, {}), **text.get(lang, {})} for lang in LANGS}
+    # a badge's tooltip and the home page's table say what a status means for this model:
+    # each team verifies in its own way, so the model words every status its cells carry
+    unworded: set[str] = set()
+    for i, cell in enumerate(cells.cells):
+        key = f"status.{cell.status.value}.title"
+        if key not in text.get("en", {}) and key not in unworded:
+            unworded.add(key)  # reported once per status
+            out.add(docs["cells"], ("cells", i, "status"), f"no model text says what "
+                    f"'{cell.status.value}' means for {info.id}: add '{key}' to "
+                    f"{model_dir.name}/text.en.yaml and text.ko.yaml (the badge's tooltip and "
+                    "the home page's table of statuses read it)")
     axes = list(overlays.axes) + list(playground.axes)
     model = Model(info.id, model_dir, info, cells.cells, [], axes,
                   tuple(a.id for a in overlays.axes), rules, bench, merged)

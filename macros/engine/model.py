@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from macros.engine import bench_serving, conditions
+from macros.engine import bench_serving, conditions, josa
 from macros.engine.catalog import Catalog, FlagSpec, value_problem
 from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import Flag
@@ -135,6 +135,25 @@ def likely_typo(value: str, known) -> str | None:
 _FIELD = re.compile(r"\{([a-z_]+)\}")
 
 
+def fill(raw: str, fields: dict[str, Any], lang: str) -> str:
+    """``raw`` with each ``{field}`` it names in ``fields`` filled in; in Korean, a particle
+    written right after a field takes the form its value calls for (josa.attach: `{old}는`
+    gives `--dp-size 8`는 but `--enable-dp-attention`은)."""
+    out, at = [], 0
+    for m in _FIELD.finditer(raw):
+        if m.group(1) not in fields:
+            continue
+        value = str(fields[m.group(1)])
+        out += [raw[at:m.start()], value]
+        at = m.end()
+        written = josa.PARTICLE.match(raw, at) if lang == "ko" else None
+        if written:
+            out.append(josa.form(value, written.group(1)))
+            at = written.end(1)
+    out.append(raw[at:])
+    return "".join(out)
+
+
 @dataclass
 class Database:
     root: Path
@@ -163,5 +182,5 @@ class Database:
         if raw is None:
             raw = self.text[lang][text_id]
         if fields:
-            raw = _FIELD.sub(lambda m: str(fields.get(m.group(1), m.group(0))), raw)
+            raw = fill(raw, fields, lang)
         return raw

@@ -15,6 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from macros.engine.catalog import Catalog, FlagSpec, value_problem
+from macros.engine.errors import Problem, RecipeError
 from macros.engine.flags import Flag
 from macros.engine.history import History
 
@@ -44,6 +45,7 @@ class Rewrite:
     new: str  # the flags as the command's release spells them
     deprecated_in: str  # the first release that deprecates the old spelling
     removal: str | None  # the date after which a release plans to drop it
+    back: bool = False  # read back: the release lacks the new spelling, so the old one stands
 
 
 class Releases:
@@ -69,6 +71,17 @@ class Releases:
         if given == LATEST:
             return self.newest
         return given if given in self.order else None
+
+    def chosen(self, given: str | None, where: str) -> str | None:
+        """A release a reader asks for (None: none asked), or a RecipeError naming them all."""
+        if given is None:
+            return None
+        named = self.named(given)
+        if named is None:
+            raise RecipeError([Problem("<command line>", None, None, f"{where} {given}: not a "
+                                       "release of the flag history (releases: "
+                                       f"{', '.join(self.order)}, {LATEST})")])
+        return named
 
     def resolve(self, release: str | None) -> str:
         """The release a command is checked against: an image's release (``latest``: the
@@ -183,32 +196,84 @@ class Releases:
         return self._facts[memo]
 
     def migrate(self, flags: list[Flag], version: str) -> tuple[list[Flag], list[Rewrite]]:
-        """``flags`` as release ``version`` spells them, and what changed: the deprecated flag
-        goes, each partner takes its new name in place, and a replacement for an absent
-        partner stands where the deprecated flag stood."""
+        """``flags`` as release ``version`` spells them, and what changed, read both ways: where
+        the release deprecates a spelling and has its replacement, the deprecated flag goes,
+        each partner takes its new name in place, and a replacement for an absent partner
+        stands where the deprecated flag stood; where the release lacks a replacement the
+        command gives, the replacement is read back in the old spelling (``--attn-dp-size 4``
+        as ``--dp-size 4 --enable-dp-attention`` for 0.5.21)."""
         out, rewrites = list(flags), []
         for m in self.migrations:
             names = [f.name for f in out]
-            if m.flag not in names or not self.applies(m, version):
-                continue
-            at = names.index(m.flag)
-            old = {at: out[at]}
-            new, added = [], []
-            for partner, renamed in m.rename.items():
-                if partner in names:
-                    i = names.index(partner)
-                    old[i] = out[i]
-                    out[i] = Flag(renamed, out[i].values)
-                    new.append(out[i])
-                else:
-                    value = m.default.get(renamed)
-                    added.append(Flag(renamed, (value,) if value is not None else ()))
-            out[at:at + 1] = added
-            rewrites.append(Rewrite(m.flag, " ".join(old[i].text() for i in sorted(old)),
-                                    " ".join(f.text() for f in new + added),
-                                    self.deprecated_since(m.flag) or version,
-                                    self.removal(version, m.flag)))
+            if m.flag in names and self.applies(m, version):
+                out, rewrite = self._forward(m, out, names, version)
+                rewrites.append(rewrite)
+            elif m.flag not in names and not self.applies(m, version) and any(
+                    n in names and not self.has(version, n) for n in m.new_flags()):
+                out, rewrite = self._back(m, out, version)
+                rewrites.append(rewrite)
         return out, rewrites
+
+    def _forward(self, m: Migration, out: list[Flag], names: list[str], version: str):
+        at = names.index(m.flag)
+        old = {at: out[at]}
+        new, added = [], []
+        for partner, renamed in m.rename.items():
+            if partner in names:
+                i = names.index(partner)
+                old[i] = out[i]
+                out[i] = Flag(renamed, out[i].values)
+                new.append(out[i])
+            else:
+                value = m.default.get(renamed)
+                added.append(Flag(renamed, (value,) if value is not None else ()))
+        out[at:at + 1] = added
+        return out, Rewrite(m.flag, " ".join(old[i].text() for i in sorted(old)),
+                            " ".join(f.text() for f in new + added),
+                            self.deprecated_since(m.flag) or version,
+                            self.removal(version, m.flag))
+
+    def _back(self, m: Migration, out: list[Flag], version: str):
+        """The replacement in the spelling ``version`` has: each renamed flag takes its
+        partner's name in place, a replacement that only carries its default value goes, and
+        the deprecated flag follows the first of them."""
+        back = {renamed: partner for partner, renamed in m.rename.items()}
+        new, old, at = [], [], None
+        result: list[Flag] = []
+        for f in out:
+            if f.name in back or f.name in m.default:
+                new.append(f)
+                if at is None:
+                    at = len(result)
+                if f.name in back and f.values != (m.default.get(f.name),):
+                    result.append(Flag(back[f.name], f.values))
+                    old.append(result[-1])
+                continue
+            result.append(f)
+        flag = Flag(m.flag)
+        where = at if not old else result.index(old[0]) + 1
+        result.insert(where, flag)
+        old.append(flag)
+        return result, Rewrite(m.flag, " ".join(f.text() for f in old),
+                               " ".join(f.text() for f in new),
+                               self.deprecated_since(m.flag) or version, None, back=True)
+
+    def taking(self, flag: Flag, branch: dict | None = None) -> list[str]:
+        """The releases that take ``flag`` as written, oldest first."""
+        mask = self._mask(flag, branch)
+        return [v for i, v in enumerate(self.order) if mask >> i & 1]
+
+    def ranges(self, versions) -> str:
+        """Releases as runs in release order: ``0.5.12–0.5.17, 0.5.23``."""
+        have, runs, start = set(versions), [], None
+        for i, v in enumerate([*self.order, None]):
+            if v in have and start is None:
+                start = i
+            elif v not in have and start is not None:
+                first, last = self.order[start], self.order[i - 1]
+                runs.append(first if first == last else f"{first}–{last}")
+                start = None
+        return ", ".join(runs)
 
     def legacy(self, flags: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
         """A command's flags in the spelling the rules are written in: a replacement read

@@ -830,7 +830,7 @@ def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nod
         at = len(st.toks) if last is None else last + 1
         st.toks = st.toks[:at] + [_Tok(f, "sel") for f in new] + st.toks[at:]
     elif strip or new:
-        st.toks = _splice(st.toks, set(strip), new, st.db.catalog.dest)
+        st.toks = _splice(st.toks, set(strip), new, _listen_flags(st.db), st.db.catalog.dest)
     if env or strip_env:
         _edit_env(st, env, strip_env)
     for h in hints:
@@ -848,10 +848,17 @@ def _filled(st: _State, text: str, fill):
                                    f"{_where(st.match)}: {exc}")]) from None
 
 
-def _splice(toks: list[_Tok], strip: set[str], new: list[Flag], dest=None) -> list[_Tok]:
+def _listen_flags(db: Database) -> frozenset[str]:
+    """The flags that say where the server listens (the ``host`` and ``port`` roles of
+    flag-bounds.yaml): a command ends with them."""
+    return frozenset(db.catalog.role_flags("host") + db.catalog.role_flags("port"))
+
+
+def _splice(toks: list[_Tok], strip: set[str], new: list[Flag], listen: Collection[str],
+            dest=None) -> list[_Tok]:
     """Stripped flags make room: added flags of a stripped name take the first stripped flag's
     place as a block; an added flag whose name is already present replaces it where it is;
-    the rest go before --host/--port. Names compare by ``dest`` (the flag a word sets, so
+    the rest go before the first flag of ``listen`` (where the server listens). Names compare by ``dest`` (the flag a word sets, so
     ``--no-X`` and ``--X`` are one setting: stripping one strips the other, adding one
     replaces the other)."""
     if dest is None:
@@ -863,8 +870,7 @@ def _splice(toks: list[_Tok], strip: set[str], new: list[Flag], dest=None) -> li
     present = {dest(t.flag.name) for t in toks}
     if present.isdisjoint(strip) and present.isdisjoint([dest(f.name) for f in rest]):
         # the common edit, nothing to take out or replace: the new flags go in as one block
-        at = next((i for i, t in enumerate(toks) if t.flag.name in ("--host", "--port")),
-                  len(toks))
+        at = next((i for i, t in enumerate(toks) if t.flag.name in listen), len(toks))
         return toks[:at] + [_Tok(f, "sel") for f in block + rest] + toks[at:]
     waiting: dict[str, list[int]] = {}
     for i, f in enumerate(rest):
@@ -888,7 +894,7 @@ def _splice(toks: list[_Tok], strip: set[str], new: list[Flag], dest=None) -> li
             out.append(t)
     tail = ([] if placed else block) + [f for i, f in enumerate(rest) if i not in used]
     if tail:
-        at = next((i for i, t in enumerate(out) if t.flag.name in ("--host", "--port")), len(out))
+        at = next((i for i, t in enumerate(out) if t.flag.name in listen), len(out))
         out[at:at] = [_Tok(f, "sel") for f in tail]
     return out
 
@@ -939,7 +945,8 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     model_name = _first_match(st._rules("model_names", info.model_names), st).name
     image_rule = _first_match(st._rules("docker_images", info.docker_images), st)
     image = image_rule.image
-    release = st.release or st.db.releases.resolve(image_rule.sglang)
+    default = st.db.releases.resolve(image_rule.sglang)
+    release = st.release or default
     composed, flags, rewrites, env, span, changes, by_name = _command(st, model_name, release)
     calculations = []
     for calc in info.calculators:
@@ -961,12 +968,13 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             **common, "role": "@" + info.pd.servers()[pd].label,
             "router_port": str(info.pd.router.port)}))
     hints += [_text(st.model, h, common) for h in st.hints]
-    caveats = _caveats(st, calculations) + _migrated(st, rewrites, release)
+    caveats = _caveats(st, calculations) + _migrated(st, rewrites, release) + \
+        _release_caveats(st, flags, span, release, default, image, image_rule.sglang)
     status = st.cell.status.value
     if changes is not None:
         status = "derived"
         caveats.insert(0, Caveat(kind="derived", text=TextRef(
-            id="status.derived.caveat", fields={"changes": "; ".join(changes)})))
+            id="status.derived.caveat", fields=derived_fields(changes))))
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
     diagnostics = check_state(st.db, st.model, st.match, known, by_name, dict(st.env_items),
@@ -982,6 +990,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         calculations=calculations,
         sglang=release,
         sglang_span=span,
+        sglang_default=default,
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, composed),
         axes=axis_states)
 
@@ -1036,11 +1045,12 @@ def _verified_commands(st: _State) -> list[tuple[tuple[str, ...], tuple[str, ...
     """The commands (flags, env) the cell's verifying round ran: its defaults and each set of
     settings ``verified_with`` lists, at the model's default request length. Once per cell."""
     cache = st.model.cache.setdefault("verified_commands", {})
-    key = st.cell_key
+    key = (st.cell_key, st.release)  # spelt for the same release as the command compared
     if key not in cache:
         out = []
         for picks in [{}, *st.cell.verified_with]:
-            res = _resolve(st.db, Selection(st.model.id, dict(st.match), picks), False, False)
+            res = _resolve(st.db, Selection(st.model.id, dict(st.match), picks), False, False,
+                           st.release)
             out.append((tuple(res.flag_texts), tuple(res.env)))
         cache[key] = out
     return cache[key]
@@ -1057,6 +1067,34 @@ def _derived(st: _State, flags: list[str], env: list[str]) -> list[str] | None:
         [f"-{x}" for x in base_flags if x not in flags] + \
         [f"+{x}" for x in env if x not in base_env] + [f"-{x}" for x in base_env if x not in env]
     return changes or ["flag order"]
+
+
+def _name(item: str) -> str:
+    """A flag's or a variable's name in its printed text (``--tp-size 8``, ``X=1``)."""
+    return item.split("=", 1)[0] if "=" in item.split(" ", 1)[0] else item.split(" ", 1)[0]
+
+
+def derived_fields(changes: list[str]) -> dict[str, str]:
+    """The derived caveat's fields, for a reader: what the command adds, removes and changes
+    against the verified one (a flag in both with other values as ``--tp-size 8 → 32``), each
+    a comma-separated list or the text id of "nothing"."""
+    if changes == ["flag order"]:
+        return {"added": "@ui.diff.nothing", "removed": "@ui.diff.nothing",
+                "changed": "@ui.diff.order"}
+    added = [c[1:] for c in changes if c[0] == "+"]
+    removed = [c[1:] for c in changes if c[0] == "-"]
+    was = {_name(x): x for x in removed}
+    changed, plain_added = [], []
+    for x in added:
+        old = was.pop(_name(x), None)
+        if old is None:
+            plain_added.append(x)
+        else:
+            sep = "=" if "=" in x.split(" ", 1)[0] else " "
+            changed.append(f"{old} → {x.split(sep, 1)[1] if sep in x else x}")
+    removed = [x for x in removed if _name(x) in was]
+    return {k: ", ".join(v) if v else "@ui.diff.nothing"
+            for k, v in (("added", plain_added), ("removed", removed), ("changed", changed))}
 
 
 def _caveats(st: _State, calculations: list[Calculation]) -> list[Caveat]:
@@ -1080,6 +1118,10 @@ def _migrated(st: _State, rewrites, release: str) -> list[Caveat]:
     out = []
     for r in rewrites:
         fields = {"release": release, "new": r.new, "old": r.old, "since": r.deprecated_in}
+        if r.back:  # the release before the replacement: the old spelling stands
+            out.append(Caveat(kind="migrated", text=TextRef(id="migrate.back", fields=fields),
+                              flag=r.flag))
+            continue
         text = "migrate.caveat"
         if r.removal:
             fields["removal"], text = r.removal, "migrate.caveat.removal"
@@ -1088,7 +1130,35 @@ def _migrated(st: _State, rewrites, release: str) -> list[Caveat]:
         round_ = next((x for x in st.model.info.rounds if x.id == st.cell.verified_in), None)
         if round_ is not None and r.flag in st.cell_flag_map:
             out.append(Caveat(kind="migrated", text=TextRef(id="migrate.round", fields={
-                "old": r.old, "round": round_.version}), flag=r.new.split()[0]))
+                "old": r.old, "round": f"@{round_.text}" if round_.text else round_.version}),
+                flag=r.new.split()[0]))
+    return out
+
+
+def _release_caveats(st: _State, flags: list[Flag], span, release: str, default: str,
+                     image: str, image_release: str | None) -> list[Caveat]:
+    """A release other than the image's: which image it is not; and each flag the release
+    refuses, with the releases that take it (a value SGLang checks at start-up included)."""
+    out: list[Caveat] = []
+    if release != default:
+        fields = {"release": release, "image": image, "default": default}
+        out.append(Caveat(kind="release", text=TextRef(
+            id="release.chosen" if image_release is not None else "release.chosen.branch",
+            fields=fields)))
+    if span is None:
+        releases, branch = st.db.releases, st.model.info.branch_values
+        for f in flags:
+            if releases.accepts(release, f, branch):
+                continue
+            taking = releases.taking(f, branch)
+            fields = {"flag": f.text(), "release": release}
+            if not taking:
+                text = "release.refused.none"
+            elif taking == releases.order[releases.order.index(taking[0]):]:
+                text, fields["first"] = "release.refused", taking[0]
+            else:
+                text, fields["releases"] = "release.refused.ranges", releases.ranges(taking)
+            out.append(Caveat(kind="release", text=TextRef(id=text, fields=fields), flag=f.name))
     return out
 
 

@@ -57,7 +57,7 @@ class AxisState(Frozen):
 
 
 class Caveat(Frozen):
-    kind: str  # derived | redirect | warn | pin | calculator | round
+    kind: str  # derived | redirect | warn | pin | calculator | round | migrated | release
     text: TextRef
     flag: str | None = None
 
@@ -93,6 +93,7 @@ class Resolution(Frozen):
     sglang: str  # the release the command is written for: its image's, else the pinned one
     # the consecutive releases around it that accept every flag (None: it refuses one)
     sglang_span: tuple[str, str] | None
+    sglang_default: str | None = None  # the release of the cell's image (when another is chosen)
     hints: list[TextRef]
     env: list[str]
     program: str

@@ -185,6 +185,9 @@ class Round(Strict):
     id: str
     version: str  # as the round's notes name the build ("v0.5.18 @ 71de97b2", "PR #25820")
     sglang: str | None = None  # the release it ran on, when the build is one (0.5.18)
+    # a text id that names the build in prose, in each language, when ``version`` is words
+    # rather than a build ("not recorded upstream")
+    text: str | None = None
     notes: list[str] = []
 
 

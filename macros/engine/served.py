@@ -89,16 +89,20 @@ def _apply(items: list, item, key, text, changes: list[Change], what: str) -> No
         items[at] = item
 
 
-def reproduce(result: BenchResult, bench, command: Resolution) -> list[list[Flag]]:
+def reproduce(db: Database, result: BenchResult, bench, command: Resolution
+              ) -> list[list[Flag]]:
     """Each speed row's bench_serving arguments, aimed at the served name of ``command`` and
     the port clients reach (its router's when it is a PD server)."""
-    port = _port(command)
+    port = _port(db, command)
     return [bench_serving.reproduce(bench.workload, row, bench_serving.num_prompts(
                 row, bench.num_prompts_by_concurrency), command.model_name, port)
             for row in result.rows]
 
 
-def _port(command: Resolution) -> str | None:
-    groups = command.router if command.router is not None else [command.flags]
-    ports = [f.value for group in groups for f in group if f.name == "--port"]
+def _port(db: Database, command: Resolution) -> str | None:
+    """The port the server (or its router) is given, by the flags of the ``port`` role."""
+    router = command.router is not None
+    names = (db.router_catalog if router else db.catalog).role_flags("port")
+    groups = command.router if router else [command.flags]
+    ports = [f.value for group in groups for f in group if f.name in names]
     return ports[-1] if ports else None

@@ -57,18 +57,26 @@ _SPACED = ("parse.backslash-space", "'\\' is followed by spaces, so the shell en
 _COMMENT_LINE = ("parse.comment-in-command", "a comment line inside a continued command ends "
                  "it: the shell runs the lines below as a separate command; move the comment "
                  "above the command")
+_BACKSLASH_COMMENT = ("parse.comment-after-backslash", "a comment follows the '\\' on this line, "
+                      "so the '\\' escapes the space after it instead of the line end and the "
+                      "shell ends the command here (the lines below run as a command of their "
+                      "own); move the comment above the command")
 _COMMENT_END = ("parse.comment-in-command", "the '\\' at the end of this line is part of the "
                 "comment, so the shell ends the command here; move the comment above the "
                 "command")
 
 # Bash's lexical classes; possessive repeats keep a long quoted value from costing memory.
 # `<name>` is a placeholder the reader fills in (`--node-rank <rank>`), printed unquoted on
-# purpose, so it is word text here although bash would read a redirection.
+# purpose, so it is word text here although bash would read a redirection; so are `<other
+# args>` (words inside, none at its edges) and `[args]`, `[a|b]`, `[...]` (no blank inside),
+# which bash would read as a glob and a pipe.
 _TOKEN = re.compile(r"""
     (?P<blank>[ \t]+)
+  | (?P<bracket>\[[^\s\[\]'"`$\\;&()<>]*\|[^\s\[\]'"`$\\;&()<>]*\](?=[\s;&)]|\Z))
   | (?P<plain>[^ \t\n'"\\\#;&|()<>$`]+)
   | (?P<newline>\n)
   | (?P<cont>\\\n)
+  | (?P<bscomment>\\[ \t]+\#[^\n]*(?:\n|\Z))
   | (?P<spaced>\\[ \t]+\n)
   | (?P<escape>\\.?)
   | (?P<squote>'[^']*')
@@ -77,7 +85,7 @@ _TOKEN = re.compile(r"""
   | (?P<subst>\$\(|\$\{|`|[<>]\()
   | (?P<dollar>\$)
   | (?P<hash>\#)
-  | (?P<placeholder><[^<>\s'"`$\\;&|()]+>)
+  | (?P<placeholder><[^<>\s'"`$\\;&|()](?:[^<>\n'"`$\\;&|()]*[^<>\s'"`$\\;&|()])?>)
   | (?P<redirect>&>>?|[<>]&[0-9]*-?|>>|>\||<<<|<<-?|<>|[<>])
   | (?P<op>&&|\|\||;;&?|;&|\|&|[;&|()])
   | (?P<open>['"])
@@ -163,42 +171,64 @@ class _Scanner:
         self.problems.append((self.line, *problem))
 
     def scan(self) -> Scan:
-        text, n = self.text, len(self.text)
+        n = len(self.text)
         while self.pos < n:
-            m = _TOKEN.match(text, self.pos)
-            kind, chunk = m.lastgroup, m.group()
-            if kind == "blank":
-                self.end_word()
-                self.pos = m.end()
-                continue
-            if kind == "newline":
-                self.pos = m.end()
-                self.end_line()
-                self.line += 1
-                self.at_line_start = True
-                self.skip_heredocs()
-                continue
-            if kind in ("cont", "spaced"):
-                if kind == "spaced":
-                    self.report(_SPACED)
-                    self.end_word()  # the author meant a continuation: read it as one
-                self.pos = m.end()
-                self.line += 1
-                self.at_line_start = True
-                continue
-            if kind == "hash" and self.parts is None:
-                self.comment()
-                continue
-            if kind in ("op", "redirect"):
-                self.operator(kind, chunk)
-                self.pos = m.end()
-                continue
-            if kind == "open":
-                raise ParseError(self.line, "cannot split the command into words: the "
-                                 f"{chunk} quote opened here is never closed")
-            self.word_text(kind, chunk, m.end())
+            try:
+                self.step()
+            except ParseError as exc:
+                self.recover(exc)
         self.end_line()
         return Scan(self.lines, self.problems)
+
+    def recover(self, exc: ParseError) -> None:
+        """Report what bash cannot read, drop the line it is on and read on from the next:
+        one shell error hides no other command."""
+        self.problems.append((exc.line, "parse.shell", str(exc)))
+        end = self.text.find("\n", self.pos)
+        self.pos = len(self.text) if end < 0 else end  # the newline ends the dropped line
+        self.drop()
+
+    def drop(self) -> None:
+        self.parts, self.substituted, self.redirect, self.heredocs = None, False, None, []
+        self.commands, self.background, self.operators, self.start = [[]], [False], [[]], None
+
+    def step(self) -> None:
+        """Read one token."""
+        text = self.text
+        m = _TOKEN.match(text, self.pos)
+        kind, chunk = m.lastgroup, m.group()
+        if kind == "blank":
+            self.end_word()
+            self.pos = m.end()
+            return
+        if kind == "newline":
+            self.pos = m.end()
+            self.end_line()
+            self.line += 1
+            self.at_line_start = True
+            self.skip_heredocs()
+            return
+        if kind in ("cont", "spaced", "bscomment"):
+            if kind != "cont":
+                self.report(_SPACED if kind == "spaced" else _BACKSLASH_COMMENT)
+                self.end_word()  # the author meant a continuation: read it as one
+            self.pos = m.end()
+            if not chunk.endswith("\n"):  # a comment on the text's last line
+                return
+            self.line += 1
+            self.at_line_start = True
+            return
+        if kind == "hash" and self.parts is None:
+            self.comment()
+            return
+        if kind in ("op", "redirect"):
+            self.operator(kind, chunk)
+            self.pos = m.end()
+            return
+        if kind == "open":
+            raise ParseError(self.line, "cannot split the command into words: the "
+                             f"{chunk} quote opened here is never closed")
+        self.word_text(kind, chunk, m.end())
 
     def word_text(self, kind: str, chunk: str, end: int) -> None:
         if self.parts is None:
@@ -214,7 +244,9 @@ class _Scanner:
         elif kind == "ansi":
             chunk = _ansi(chunk[2:-1])
         elif kind == "subst":
-            self.substituted = self.substituted or chunk != "${"
+            # `${…}` and arithmetic `$((…))` run no command
+            self.substituted = self.substituted or not (
+                chunk == "${" or chunk == "$(" and self.text.startswith("(", end))
             close = _subst_end(self.text, end, _CLOSER[chunk])
             if close < 0:
                 raise ParseError(self.line, f"cannot split the command into words: the "
@@ -285,8 +317,10 @@ class _Scanner:
 
     def end_line(self) -> None:
         self.end_word()
-        if self.redirect is not None:
-            raise ParseError(self.line, f"the redirection '{self.redirect}' names no file")
+        if self.redirect is not None:  # the line is dropped: bash would not run it
+            self.problems.append((self.line, "parse.shell",
+                                  f"the redirection '{self.redirect}' names no file"))
+            self.drop()
         if self.start is not None:
             text = _JOIN.sub(" ", self.text[self.start:self.end])
             kept = [i for i, c in enumerate(self.commands) if c]

@@ -580,6 +580,7 @@ class Validator:
         for i, r in enumerate(info.rounds):
             for j, n in enumerate(r.notes):
                 self.text(d, ("rounds", i, "notes", j), n)
+            self.text(d, ("rounds", i, "text"), r.text)
         self.text(d, ("summary",), info.summary)
         for i, fact in enumerate(info.about):
             self.text(d, ("about", i, "label"), fact.label)
@@ -806,6 +807,13 @@ class Validator:
                     self.out.add(self.docs[d], p + ("pins", name), f"pin '{name}' is not a flag "
                                  f"of this cell ({choices_hint(name, names)})")
                 self.text(d, p + ("pins", name), reason)
+                for lang in LANGS:  # the caveat's title is the flag: its text need not repeat it
+                    if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])",
+                                 self.m.text[lang].get(reason, "")):
+                        self.out.add(self.docs[d], p + ("pins", name), f"the reason text "
+                                     f"'{reason}' names {name} again ({lang}); the caveat's title "
+                                     "is the flag already: say 'this value' instead")
+                        break
             self.m.cell_flags.append(flags)
 
     def _option_templates(self) -> None:
@@ -1032,8 +1040,8 @@ class Validator:
                 continue
             flags = bench_serving.reproduce(bench.workload, row, prompts, "{{MODEL_NAME}}",
                                             "{{PORT}}")
-            for message in bench_serving.problems(self.bench_releases, bench_serving.PROGRAM,
-                                                  flags, res.sglang):
+            way = bench_serving.program(self.bench_releases, res.sglang)
+            for message in bench_serving.problems(self.bench_releases, way, flags, res.sglang):
                 self.out.add(doc, where, f"the reproduce command of row {j + 1}: {message}")
 
     def _accuracy(self, path: tuple, res) -> None:

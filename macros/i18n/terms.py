@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from macros.engine import yamlfile
+from macros.engine import josa, yamlfile
 from macros.engine.errors import INVISIBLE, Problem, RecipeError, escape
 from macros.i18n.pages import display, read_page
 from macros.i18n.paragraphs import Block, align, blocks, prose, prose_lines
@@ -242,7 +242,37 @@ def page_problems(en_path: Path, ko_path: Path, docs: Path, terms: list[Term],
                         for spelling, term in rejected(terms, text)]
             if not title:
                 out += [_register(ko_name, line, word) for word in formal_endings(text)]
+        if block.kind == "text":
+            for i, raw in enumerate(block.text.split("\n")):
+                out += [_particle(ko_name, block.first + i, miss)
+                        for miss in particle_misses(raw)]
     return sorted(out, key=lambda p: p.line or 0)
+
+
+# what a Korean particle may follow directly and be judged after (josa.final_sound): inline
+# code, a link (its words), and in a catalog string a flag with its value
+_PAGE_WORD = re.compile(r"`[^`\n]+`|\[[^\]\n]+\]\([^)\n]+\)")
+_CATALOG_WORD = re.compile(r"`[^`\n]+`|(?<![\w-])--[a-z0-9][\w-]*(?: [\w.]+(?![\w.-]))?")
+
+
+def particle_misses(text: str, words: re.Pattern = _PAGE_WORD) -> list[tuple[str, str, str]]:
+    """(word, particle as written, the form it needs) for each particle ``text`` writes right
+    after code or a link in the wrong form for that word's last sound."""
+    out = []
+    for m in words.finditer(text):
+        written = josa.PARTICLE.match(text, m.end())
+        if written:  # a template's {% raw %} markers are not read aloud
+            want = josa.form(re.sub(r"\{%.*?%\}", "", m.group(0)), written.group(1))
+            if want != written.group(1):
+                out.append((m.group(0), written.group(1), want))
+    return out
+
+
+def _particle(name: str, line: int | None, miss: tuple[str, str, str]) -> Problem:
+    word, written, want = miss
+    return Problem(name, line, None, f"particle: '{escape(word)}{written}' should be "
+                   f"'{escape(word)}{want}' (the particle follows the last syllable, letter or "
+                   "digit read aloud)")
 
 
 def _register(name: str, line: int | None, word: str) -> Problem:
@@ -286,4 +316,6 @@ def _catalog_problems(ko: yamlfile.Marked, en: yamlfile.Marked, terms: list[Term
         out += [_rejected_problem(ko.file, line, spelling, term, glossary)
                 for spelling, term in rejected(terms, korean_words)]
         out += [_register(ko.file, line, word) for word in formal_endings(korean_words)]
+        out += [_particle(ko.file, line, miss)
+                for miss in particle_misses(visible(korean), _CATALOG_WORD)]
     return out

@@ -69,16 +69,16 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
             env_names |= {e.split("=", 1)[0] for e in o.env}
     for t in model.rules.transforms:
         env_names |= {e.split("=", 1)[0] for e in t.env}
-    # the releases the model's images ship, each judged by its own catalog (check_state)
-    releases = sorted({db.releases.resolve(r.sglang) for r in model.info.docker_images}
-                      - {db.catalog.version})
+    # every release of the history but the pinned one, each judged by its own catalog
+    # (check_state): the reader may spell the command for any of them
+    releases = [v for v in db.releases.order if v != db.catalog.version]
     platforms = [db.platforms[h].model_dump(mode="json") for h in model.info.hardware]
     used: set[str] = set()
     for part in (info, cells, axes, rules):
         _strings(part, used)
     used |= {k for k in db.text[lang] if k.split(".")[0] in
              ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint",
-              "migrate")}
+              "migrate", "release")}
     text = {k: v for k, v in sorted(model.text[lang].items()) if k in used}
     return {
         "version": EXPORT_VERSION,
@@ -91,6 +91,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "axes": axes,
         "rules": rules,
         "catalog": {"package": db.catalog.package, "version": db.catalog.version,
+                    "roles": {k: list(v) for k, v in db.catalog.roles.items()},
                     **_catalog_slice(db.catalog, names, env_names)},
         "release_catalogs": {v: _catalog_slice(db.releases.catalog(v), names, env_names)
                              for v in releases},
@@ -130,9 +131,12 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
 def _releases(db: Database) -> dict:
     """What the Playground needs to spell a command for its release (releases.Releases)."""
     r = db.releases
-    return {"pinned": r.pinned.version, "newest": r.newest, "migrations": [
+    return {"pinned": r.pinned.version, "newest": r.newest, "order": list(r.order),
+            "migrations": [
         {"id": m.id, "flag": m.flag, "rename": m.rename, "default": m.default,
          "since": r.deprecated_since(m.flag),
          "applies_in": [v for v in r.order if r.applies(m, v)],
+         # the releases that lack each replacement flag: there it is read back (migrate)
+         "lacking": {n: [v for v in r.order if not r.has(v, n)] for n in sorted(m.new_flags())},
          "removal": {v: r.removal(v, m.flag) for v in r.order if r.removal(v, m.flag)}}
         for m in r.migrations]}

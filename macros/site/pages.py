@@ -212,7 +212,11 @@ class Site:
         if router and router_text:
             parts += ["", f"**{_md(self.t('ui.router'))}**", "",
                       _directive(model_id, res, program="router"), "", _fence(router_text)]
-        if checks:
+        if checks:  # else the caller prints the caveats, these notes among them
+            # where the command's release renamed a flag the recipe (and its verified run)
+            # spells the old way, say so next to the command
+            parts += [f"\n*{_md(render.text(self.db, model, c.text, self.lang))}*"
+                      for c in res.caveats if c.kind == "migrated"]
             parts += ["", *self._check_blocks(model, res, collapsed=True)]
         return "\n".join(parts)
 
@@ -236,7 +240,7 @@ class Site:
             ("ui.run.python", [_fence(runmodes.python_text(self.db, model, res, self.lang),
                                       "python")]),
         ]
-        out = [f"**{title}** {self._badge(res.status)}", ""]
+        out = [f"**{title}** {self._badge(res.status, model)}", ""]
         for text_id, body in tabs:
             out += [f'=== "{_esc(self.t(text_id))}"', "", _indent("\n".join(body)), ""]
         return "\n".join(out)
@@ -273,11 +277,13 @@ class Site:
                 ", ".join(model.info.hardware)
             raise MacroError(f"badge: {model_id} has no cell {'/'.join(sel.match.values())} "
                              f"(cells on {hw}: {known})")
-        return self._badge(cell.status.value)
+        return self._badge(cell.status.value, model)
 
-    def _badge(self, status: str) -> str:
+    def _badge(self, status: str, model=None) -> str:
+        """A status badge; its tooltip is ``model``'s own meaning of the status when the model
+        words one (``status.<id>.title`` in its text files), else the catalog's."""
         label = render.status_label(self.db, status, self.lang)
-        title = render.status_title(self.db, status, self.lang)
+        title = render.status_title(self.db, status, self.lang, model)
         return (f'<span class="recipe-badge recipe-badge--{_esc(status)}" '
                 f'title="{_esc(title)}">{_esc(label)}</span>')
 
@@ -349,7 +355,7 @@ class Site:
                 labels = [_cell_text(x) for x in self._labels(model, cell.match)]
                 labels[-1] = f"[{labels[-1]}]({commands}#{cell_anchor(model, cell.match)})"
                 gpus = f"{cell.nodes}×{p.gpus_per_node}"
-                rows.append(f"| {' | '.join(labels)} | {gpus} | {self._badge(cell.status.value)} |")
+                rows.append(f"| {' | '.join(labels)} | {gpus} | {self._badge(cell.status.value, model)} |")
         return "\n".join(rows)
 
     def cells(self, model_id: str, **picks) -> str:
@@ -385,7 +391,7 @@ class Site:
             for cell, res, blocks in rows:
                 title = " · ".join(_md(x) for x in self._labels(model, cell.match))
                 plain = " · ".join(self._labels(model, cell.match)).replace('"', "'")
-                out += [f"### {title} {self._badge(cell.status.value)} "
+                out += [f"### {title} {self._badge(cell.status.value, model)} "
                         f"{{ #{cell_anchor(model, cell.match)} data-toc-label=\"{_esc(plain)}\" }}",
                         "",
                         self.command(model_id, **cell.match, router=False, checks=False,
@@ -444,13 +450,13 @@ class Site:
         out = []
         for rnd, results in groups:
             for res in results:
-                out += self._bench_result(model, res, rnd.version if rnd else None)
+                out += self._bench_result(model, res, rnd)
             if results and rnd is not None:
                 out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n"
                         for note in rnd.notes]
         return "\n".join(out)
 
-    def _bench_result(self, model, res, round_version: str | None) -> list[str]:
+    def _bench_result(self, model, res, rnd) -> list[str]:
         """One result's title line, speed table, accuracy table and notes."""
         bench = model.benchmarks
         labels = self._labels(model, res.match)
@@ -462,7 +468,8 @@ class Site:
         if res.pending:  # announced upstream, no numbers yet
             return [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} "
                     f"{_md(self.t('bench.pending'))})\n"]
-        version = _md(f"SGLang {round_version or res.sglang}")
+        version = _md(self.t(rnd.text, model) if rnd is not None and rnd.text else
+                      f"SGLang {rnd.version if rnd is not None else res.sglang}")
         out = [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} {version})\n"]
         if res.rows:
             percentile = self.t(f"percentile.{res.latency_percentile or bench.latency_percentile}")
@@ -519,17 +526,19 @@ class Site:
         blocks += [_directive(model.id, run.command, release=judged), "",
                    _fence(render.command_text(self.db, model, run.command, self.lang))]
         release = f" sglang={res.sglang}" if res.sglang else ""
-        for row, flags in zip(res.rows, served.reproduce(res, model.benchmarks, run.command)):
+        for row, flags in zip(res.rows, served.reproduce(self.db, res, model.benchmarks,
+                                                            run.command)):
             label = self.t("bench.reproduce", isl=f"{row.isl:,}", osl=f"{row.osl:,}",
                            concurrency=f"{row.concurrency:,}")
             blocks += ["", f"*{_md(label)}*", "", f"<!-- bench:{release} generated -->", "",
-                       _fence(bench_serving.command_text(flags))]
+                       _fence(bench_serving.command_text(flags, bench_serving.program(
+                           self.db.bench_releases, res.sglang)))]
         heading = self.t("bench.commands" if res.rows else "bench.serve")
         return [said, "", f'??? example "{_esc(heading)}"', "", _indent("\n".join(blocks)), ""]
 
     def _badge_for(self, model, res) -> str:
         cell = model.cell(res.match)
-        return self._badge(cell.status.value) if cell else ""
+        return self._badge(cell.status.value, model) if cell else ""
 
     def calculator_table(self, model_id: str, *dims, calculator: str | None = None,
                          **picks) -> str:
@@ -655,12 +664,28 @@ class Site:
             f'<summary>{_esc(self.t("values.title"))}</summary>', "",
             _md(self.t("values.intro")), "", *rows, "", "</details>"])
 
-    def status_badge(self, status: str) -> str:
-        """A badge for a status by name (verified, in-progress, unverified)."""
-        if status not in ("verified", "in-progress", "unverified"):
+    def status_badge(self, status: str, model_id: str | None = None) -> str:
+        """A badge for a status by name (verified, in-progress, unverified); with ``model_id``
+        its tooltip is that model's meaning of the status."""
+        if status not in _STATUSES:
             raise MacroError(f"status_badge: '{status}' is not a status "
-                             "(known: verified, in-progress, unverified)")
-        return self._badge(status)
+                             f"(known: {', '.join(_STATUSES)})")
+        return self._badge(status, self.db.model(model_id) if model_id else None)
+
+    def status_meanings(self) -> str:
+        """What each status means, model by model: every status a model's cells carry (and
+        "Derived from Verified" where it has a verified cell), each in that model's words."""
+        rows = [f"| {self.th('table.model')} | {self.th('table.status')} | "
+                f"{self.th('table.meaning')} |", "|---|---|---|"]
+        for model in self.db.models.values():
+            held = {c.status.value for c in model.cells}
+            shown = [s for s in _STATUSES if s in held]
+            if "verified" in held:
+                shown.append("derived")
+            for status in shown:
+                rows.append(f"| {_cell_text(model.info.name)} | {self._badge(status, model)} | "
+                            f"{_cell_text(render.status_title(self.db, status, self.lang, model))} |")
+        return "\n".join(rows)
 
     def text(self, model_id: str, text_id: str) -> str:
         model = self.db.model(model_id)
@@ -708,9 +733,11 @@ def _indent(text: str, by: str = "    ") -> str:
 # More checkpoints than this are counted, not listed, above the quick start (the Playground and
 # every command name the one they serve).
 _CHECKPOINTS_LISTED = 4
+_STATUSES = ("verified", "in-progress", "unverified")
 
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
                "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge",
+               "status_meanings",
                "about", "values", "run_modes")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",

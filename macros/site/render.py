@@ -92,8 +92,9 @@ def status_label(db: Database, status: str, lang: str) -> str:
     return db.t(lang, f"status.{status}")
 
 
-def status_title(db: Database, status: str, lang: str) -> str:
-    return db.t(lang, f"status.{status}.title")
+def status_title(db: Database, status: str, lang: str, model: Model | None = None) -> str:
+    """What ``status`` means: ``model``'s own words when its text files have them."""
+    return db.t(lang, f"status.{status}.title", model)
 
 
 def diagnostic_text(db: Database, model: Model, d: Diagnostic, lang: str) -> str:

@@ -25,10 +25,10 @@ from macros.engine.errors import RecipeError
 from macros.engine.served import served
 from macros.site.pages import MacroError, Site
 
-RECIPE = {"en": "Served with the recipe command of these settings.",
-          "ko": "이 설정의 레시피 명령 그대로 서빙했어요."}
-CHANGED = {"en": "Served with the recipe command of these settings, changed:",
-           "ko": "이 설정의 레시피 명령에서 다음을 바꿔 서빙했어요:"}
+RECIPE = {"en": "Served with this selection's recipe command, unchanged.",
+          "ko": "이 선택의 레시피 명령을 바꾸지 않고 서빙했어요."}
+CHANGED = {"en": "Served with this selection's recipe command, with these changes:",
+           "ko": "이 선택의 레시피 명령에서 다음을 바꿔 서빙했어요:"}
 SERVE_TITLE = {"en": "Serve command", "ko": "서빙 명령"}
 REPRODUCE_TITLE = {"en": "Reproduce: input {isl}, output {osl}, concurrency {c}",
                    "ko": "재현: 입력 {isl}, 출력 {osl}, 동시성 {c}"}
@@ -92,11 +92,27 @@ def first_index(data: dict, pred) -> int:
     return next(i for i, r in enumerate(data["results"]) if pred(r))
 
 
-def expected_reproduce(model, run, row, prompts: int) -> str:
+NEW_MODULE = "python3 -m sglang.benchmark.serving"  # where bench_serving moved (issue #24)
+
+
+def module_of(db, release: str | None) -> str:
+    """The module a reproduce command for ``release`` runs: the new one from the first release
+    that starts bench_serving as it, the old one before and for a build between releases."""
+    programs = db.bench_releases.programs
+    if release is not None and NEW_MODULE in programs[release]:
+        return NEW_MODULE
+    return "python3 -m sglang.bench_serving"
+
+
+def is_bench(code: str) -> bool:
+    return code.startswith(("python3 -m sglang.bench_serving", NEW_MODULE))
+
+
+def expected_reproduce(model, run, row, prompts: int, db, release: str | None) -> str:
     """The reproduce command a speed row must have, written out as the spec says it."""
     w = model.benchmarks.workload
     port = next(f.value for f in run.command.flags if f.name == "--port")
-    lines = ["python3 -m sglang.bench_serving", "  --backend sglang", "  --host localhost",
+    lines = [module_of(db, release), "  --backend sglang", "  --host localhost",
              f"  --port {port}", f"  --model {run.command.model_name}",
              f"  --dataset-name {w.dataset}", f"  --random-input-len {row.isl}",
              f"  --random-output-len {row.osl}", f"  --random-range-ratio {w.random_range_ratio}",
@@ -239,9 +255,10 @@ def test_every_speed_row_has_its_generated_reproduce_command_beside_it(db, model
         want = [(REPRODUCE_TITLE[lang].format(
                     isl=f"{row.isl:,}", osl=f"{row.osl:,}", c=f"{row.concurrency:,}"),
                  expected_reproduce(m, run, row, row.num_prompts or
-                                    bench.num_prompts_by_concurrency[row.concurrency]))
+                                    bench.num_prompts_by_concurrency[row.concurrency],
+                                    db, result.sglang))
                 for row in result.rows]
-        assert [f for f in fences(lines) if "bench_serving" in f[1]] == want
+        assert [f for f in fences(lines) if is_bench(f[1])] == want
         rows += len(want)
     assert rows == sum(len(r.rows) for r in bench.results) > 0
 
@@ -263,7 +280,8 @@ def test_a_rows_own_prompt_count_wins_over_the_files(recipes_copy, model):
     page = Site(copy, "en").benchmarks(model)
     m = copy.model(model)
     result = next(r for r in m.benchmarks.results if r.rows)
-    expected = expected_reproduce(m, served(copy, m, result), result.rows[0], 7)
+    expected = expected_reproduce(m, served(copy, m, result), result.rows[0], 7, copy,
+                                  result.sglang)
     assert "  --num-prompts 7 \\" in expected
     assert expected in "\n".join(line[4:] for line in page.splitlines())
 
@@ -274,7 +292,7 @@ def test_the_cache_flush_is_left_out_when_the_workload_does_not_flush(recipes_co
     copy = load_database(recipes_copy)
     page = Site(copy, "en").benchmarks(model)
     commands = [code for b in result_blocks(page) for _, code in fences(b)
-                if "bench_serving" in code]
+                if is_bench(code)]
     warmup = copy.model(model).benchmarks.workload.warmup_requests  # the model's own workload
     last = "  --max-concurrency" if warmup is None else f"  --warmup-requests {warmup}"
     assert commands and all(c.rsplit("\n", 1)[-1].startswith(last) for c in commands)
@@ -287,7 +305,7 @@ def test_a_workload_without_warmup_requests_leaves_the_argument_out(recipes_copy
     edit_bench(recipes_copy, model, lambda d: d["workload"].pop("warmup_requests", None))
     page = Site(load_database(recipes_copy), "en").benchmarks(model)
     commands = [code for b in result_blocks(page) for _, code in fences(b)
-                if "bench_serving" in code]
+                if is_bench(code)]
     assert commands and not any("--warmup-requests" in c for c in commands)
 
 
@@ -297,7 +315,7 @@ def test_the_reproduce_command_reaches_the_port_the_run_served_on(recipes_copy, 
         extra_flags=["--port 30001"], extra_env=[]))
     page = Site(load_database(recipes_copy), "en").benchmarks(model)
     (lines,) = [b for b in result_blocks(page) if "` --port 30001 `" in " ".join(b)]
-    commands = [code for _, code in fences(lines) if "bench_serving" in code]
+    commands = [code for _, code in fences(lines) if is_bench(code)]
     assert commands and all("\n  --port 30001 \\\n" in c for c in commands)
 
 
@@ -544,3 +562,38 @@ def test_a_bench_directive_naming_a_release_the_history_lacks_fails_the_docs_che
     assert len(failures) == 1
     assert "the bench directive names sglang 0.4.0, which the flag history does not cover" \
         in failures[0]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_each_release_reproduces_with_its_own_module_and_its_parser_takes_it(db, model):
+    """The module per release: the new one from the first release that has it (0.5.15 in the
+    history), the old one before; each command is one that release's bench parser takes. The
+    model's own results cover what they cover; every release of the history is tried too."""
+    from macros.engine import bench_serving
+
+    releases = db.bench_releases
+    first_new = next(v for v in releases.order if NEW_MODULE in releases.programs[v])
+    assert first_new != releases.order[0]
+    m = db.model(model)
+    results = [r for r in m.benchmarks.results if r.rows] if m.benchmarks else []
+    for result in results:
+        run = served(db, m, result)
+        for version in [*releases.order, None]:
+            way = bench_serving.program(releases, version)
+            assert way == module_of(db, version), version
+            for flags in served_reproduce(db, result, m, run):
+                assert bench_serving.problems(releases, way, flags, version) == [], version
+            if version is not None:
+                before = releases.order.index(version) < releases.order.index(first_new)
+                assert (way == NEW_MODULE) is not before
+    blocks = result_blocks(Site(db, "en").benchmarks(model))
+    for result, lines in zip(in_page_order(db, model), blocks):
+        for _, code in fences(lines):
+            if is_bench(code):
+                assert code.startswith(module_of(db, result.sglang) + " \\\n"), result.sglang
+
+
+def served_reproduce(db, result, m, run):
+    from macros.engine import served as served_module
+
+    return served_module.reproduce(db, result, m.benchmarks, run.command)

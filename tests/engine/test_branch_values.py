@@ -88,7 +88,7 @@ def test_recipes_check_without_model_or_served_name_refuses_the_value(branch):
     text = render.command_text(db, db.model(model_id), res, "en").replace(
         res.model_name, "/models/local-copy")
     found = [(f.severity.value, f.rule) for f in check_text(db, text)]
-    assert found == [("error", "catalog.bad-value"), ("warning", "check.model-unknown")]
+    assert found == [("error", "catalog.bad-value"), ("info", "check.model-unknown")]
 
 
 @pytest.mark.parametrize("entry, message", [

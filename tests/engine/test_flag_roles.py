@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.models import MODELS
+from helpers.models import MODELS, rename_port
 from macros.site.pages import Site
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,3 +74,35 @@ def _offers(site, model_id, hw, dims, kwargs) -> bool:
     except MacroError:
         return False
     return True
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_added_flags_and_the_bench_port_follow_a_renamed_port_flag(recipes_copy, model_id):
+    """resolve._splice puts added flags before the flags of the host and port roles, and
+    served._port reads the port role: a port flag spelt otherwise (a later release's rename)
+    still ends every command, and the reproduce commands aim at its value."""
+    from macros.engine.database import load_database
+    from macros.engine.selections import resolve_all
+    from macros.engine import served
+
+    new = "--grpc-port"  # a real port flag of the catalog stands in for the new spelling
+    rename_port(recipes_copy, new)
+    db = load_database(recipes_copy)
+    assert new in db.catalog.role_flags("port")
+    ended = 0
+    for _, res in resolve_all(db, model_id):
+        names = [f.name for f in res.flags]
+        if new in names:
+            assert names[-1] == new, (res.match, res.picks, names)
+            ended += 1
+    assert ended
+    model = db.model(model_id)
+    for result in model.benchmarks.results if model.benchmarks else []:
+        if not result.rows:
+            continue
+        run = served.served(db, model, result)
+        if run.command.router is not None:
+            continue
+        port = next(f.value for f in run.command.flags if f.name == new)
+        for flags in served.reproduce(db, result, model.benchmarks, run.command):
+            assert ("--port", (port,)) in [(f.name, f.values) for f in flags]

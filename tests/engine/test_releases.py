@@ -139,7 +139,8 @@ def test_the_command_json_names_the_release(cli, db):
     r = cli("command", model_id, *[w for k, v in match.items() for w in ("--set", f"{k}={v}")],
             "--format", "json")
     res = resolve(db, Selection(model_id, dict(match)))
-    assert r.json()["sglang"] == {"release": res.sglang, "valid_in": list(res.sglang_span)}
+    assert r.json()["sglang"] == {"release": res.sglang, "valid_in": list(res.sglang_span),
+                                  "default": res.sglang, "chosen": False}
 
 
 def test_check_judges_a_command_as_the_named_release_parses_it(cli):

@@ -45,10 +45,16 @@ def test_every_other_command_of_a_verified_cell_is_derived_with_what_differs(db,
         if not ran:
             seen += 1
             [caveat] = derived
-            changes = caveat.text.fields["changes"].split("; ")
-            assert changes and all(ch[0] in "+-" or ch == "flag order" for ch in changes)
-            assert all(ch[1:] in res.flag_texts + res.env for ch in changes if ch[0] == "+")
-            assert all(ch[1:] in base.flag_texts + base.env for ch in changes if ch[0] == "-")
+            fields = caveat.text.fields
+            items = {k: [] if v.startswith("@") else v.split(", ") for k, v in fields.items()}
+            assert any(items.values()) or fields["changed"] == "@ui.diff.order"
+            assert all(x in res.flag_texts + res.env for x in items["added"])
+            assert all(x in base.flag_texts + base.env for x in items["removed"])
+            for x in items["changed"]:  # the verified spelling, then this command's value
+                old, new = x.split(" → ")
+                assert old in base.flag_texts + base.env
+                assert any(t.startswith(old.split(" ")[0].split("=")[0]) and t.endswith(new)
+                           for t in res.flag_texts + res.env)
     assert seen or not cells  # a verified cell has other commands to tell apart
 
 
@@ -63,6 +69,6 @@ def test_the_issues_example_is_derived_not_verified(db, cli):
         ("derived", "verified", "Derived from Verified")
     [caveat] = [c for c in data["caveats"] if c["kind"] == "derived"]
     assert caveat["text"].startswith("Derived from a Verified cell: this command is not one "
-                                     "its verifying round ran (")
-    assert "+--speculative-algorithm DFLASH" in caveat["text"]
-    assert "+--mamba-ssm-dtype bfloat16" in caveat["text"]
+                                     "that was run to verify it. Against that command, added: ")
+    assert "--speculative-algorithm DSPARK → DFLASH" in caveat["text"]
+    assert "--mamba-ssm-dtype bfloat16" in caveat["text"].split("removed:")[0]

@@ -90,3 +90,18 @@ def add_calculator(root: Path, model_id: str, not_on: str) -> None:
             {"id": "pin-extra", "when": {"calculator.extra": "applicable"},
              "add": [f"{EXTRA_CALC_FLAG} {{calc.extra}}"]})
     edit_yaml(root / model_id / "rules.yaml", rules)
+
+
+def rename_port(root: Path, new: str) -> None:
+    """A copy where the server's port flag is spelt ``new`` (its role in flag-bounds.yaml
+    lists it first) and the cells give no --host: only the port role then says where a
+    command ends (resolve._splice) and which port a benchmark aims at (served._port)."""
+    def roles(data: dict) -> None:
+        data["roles"]["sglang"]["port"] = [new, *data["roles"]["sglang"]["port"]]
+    edit_yaml(root / "catalog" / "flag-bounds.yaml", roles)
+    for model_id in MODELS:
+        def cells(data: dict) -> None:
+            for cell in data["cells"]:
+                cell["flags"] = [f.replace("--port ", new + " ", 1) if f.startswith("--port ")
+                                 else f for f in cell["flags"] if not f.startswith("--host ")]
+        edit_yaml(root / model_id / "cells.yaml", cells)

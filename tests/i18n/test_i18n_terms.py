@@ -130,10 +130,10 @@ def test_i18n_check_fails_on_a_glossary_miss_and_counts_it(cli, docs):
                      "problem(s)\n")
 
 
-@pytest.mark.parametrize("korean", ["파이프라인 병합", "파이프라인을 병합", "파이프라인의 병합"])
+@pytest.mark.parametrize("korean", ["파이프라인 제거", "파이프라인을 제거", "파이프라인의 제거"])
 def test_a_particle_between_the_words_of_a_korean_term_is_the_term(tmp_path, korean):
     docs = small_docs(tmp_path, "# P { #p }\n\nThe pipeline collapse.\n",
-                      f"# P {{ #p }}\n\n{korean}이에요.\n")
+                      f"# P {{ #p }}\n\n{korean}예요.\n")
     assert style(docs) == []
 
 

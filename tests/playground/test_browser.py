@@ -800,3 +800,32 @@ def test_the_changes_list_names_the_cells_own_settings_apart(tab, cli, db, model
                      f"{db.t('en', option.label, model, value=option.id)}")
     assert text_of(page, "cell-defaults") == db.t("en", "ui.cell-defaults",
                                                   settings=", ".join(parts))
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_release_selector_spells_the_command_for_it_and_stays_in_the_link(tab, cli, lang):
+    """The reader's release: the command `recipes command --sglang` prints for it, the choice
+    in the link (a fresh page restores it), and back to the recipe's own release."""
+    page = tab.open(lang)
+    state = hash_of(page.url) if page.url.count("#") else {}
+    default = page.locator('[data-testid="sglang"]').input_value()
+    assert default == ""  # the recipe's own release until the reader picks one
+    page.select_option('[data-testid="sglang"]', "0.5.18")
+    page.wait_for_function("() => location.hash.includes('sglang=0.5.18')")
+    state = hash_of(page.url)
+    args = ["command", MODEL, "--lang", lang, "--format", "json", "--sglang", "0.5.18"]
+    for key, value in state.items():
+        if key not in ("avg_len", "sglang"):
+            args += ["--set", f"{key}={value}"]
+    want = cli(*args).json()
+    assert want["sglang"]["release"] == "0.5.18" and want["sglang"]["chosen"]
+    wait_text(page, "command", want["command"])
+
+    other = tab.new_page()
+    other.goto(page.url)
+    other.wait_for_selector(".recipe-playground[data-mounted=ready]")
+    assert other.locator('[data-testid="sglang"]').input_value() == "0.5.18"
+    assert text_of(other, "command") == want["command"]
+
+    page.select_option('[data-testid="sglang"]', "")
+    page.wait_for_function("() => !location.hash.includes('sglang=')")

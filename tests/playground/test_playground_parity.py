@@ -24,7 +24,7 @@ from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
 from macros.engine.selections import deployment_selections, resolve_all, sample_playground
 
-from helpers.models import MODELS
+from helpers.models import MODELS, rename_port
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = ROOT / "tests" / "js" / "parity.mjs"
@@ -47,7 +47,10 @@ def _expected(db, model_id: str, selection: dict, res=None) -> dict:
     """What the Playground must show for ``selection``: ``res``, or its snapped resolution."""
     model = db.model(model_id)
     if res is None:
-        res = resolve(db, Selection.flat(model, selection), strict=False)
+        given = {k: v for k, v in selection.items() if k != "sglang"}
+        res = resolve(db, Selection.flat(model, given), strict=False,
+                      release=db.releases.named(selection["sglang"])
+                      if "sglang" in selection else None)
     return {
         "match": res.match, "pd": res.pd,
         "picks": {k: v for k, v in res.picks.items() if v is not None},
@@ -73,9 +76,14 @@ def _expected(db, model_id: str, selection: dict, res=None) -> dict:
         "effective": [[e.knob, e.value if e.value is not None
                        else render.label(db, model, e.value_text, "en"), e.source.value, e.because]
                       for e in res.effective],
-        "caveats": sorted([c.kind, c.flag, render.text(db, model, c.text, "en")]
-                          for c in res.caveats),
+        "caveats": _sorted_caveats([c.kind, c.flag, render.text(db, model, c.text, "en")]
+                                   for c in res.caveats),
     }
+
+
+def _sorted_caveats(caveats) -> list:
+    """Caveats in one order on both sides (a caveat of no flag has ``None``)."""
+    return sorted((list(c) for c in caveats), key=lambda c: (c[0], c[1] or "", c[2]))
 
 
 def _first_line_that_differs(a, b) -> str:
@@ -100,7 +108,14 @@ def selections(db, model_id):
     # A few request lengths too, where the model's calculators read one: their values are
     # pinned into the command.
     lengths = [{**s, "avg_len": n} for s, n in zip(sampled[:40], [1, 777, 2048, 65536, 131072] * 8)]
-    return deploy, sampled + (lengths if db.model(model_id).info.request_length else [])
+    # And the reader's release: every release of the history, over sampled selections and
+    # every cell's own, so each cell's command is spelt, refused and explained alike.
+    order = db.releases.order
+    releases = [{**s, "sglang": v} for s, v in zip(sampled[40:40 + 3 * len(order)],
+                                                   [*order, "latest"] * 3)]
+    releases += [{**s, "sglang": order[i % len(order)]} for i, s in enumerate(deploy)]
+    return deploy, sampled + releases + (
+        lengths if db.model(model_id).info.request_length else [])
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +169,8 @@ def test_js_matches_python_for_every_selection(db, model_id, selections, js_resu
         if "error" in got:
             differences.append(f"{selection}\n  js raised: {got['error'].splitlines()[0]}")
             continue
+        if "caveats" in got:
+            got["caveats"] = _sorted_caveats(got["caveats"])
         for key in KEYS:
             if want[key] != got.get(key):
                 differences.append(f"{selection}\n  {key} differs: "
@@ -351,3 +368,24 @@ def test_js_applies_the_catalogs_flag_bounds_and_negations_as_python_does(model_
     assert any("must be at most --tp-size" in d[2] for d in want["diagnostics_en"])
     for key in ("command_en", "diagnostics_en", "effective", "rules"):  # an English export
         assert got[key] == want[key], key
+
+
+def test_a_renamed_port_flag_ends_the_playgrounds_commands_as_pythons(model_id, recipes_copy,
+                                                                     tmp_path):
+    """The Playground's splice and client port read the port role too: on a copy whose port
+    flag is spelt otherwise, every cell's command and docker line are Python's."""
+    from macros.engine.database import load_database
+
+    rename_port(recipes_copy, "--grpc-port")
+    db = load_database(recipes_copy)
+    batch = list(deployment_selections(db, model_id))[:60]
+    (tmp_path / "sel.json").write_text(json.dumps(batch), encoding="utf-8")
+    path = _export(db, model_id, "en", tmp_path / "en.json")
+    subprocess.run([NODE, str(RUNNER), str(path), str(path), str(tmp_path / "sel.json"),
+                    str(tmp_path / "out.json")], check=True, capture_output=True, timeout=300)
+    results = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"]
+    for selection, got in zip(batch, results):
+        want = _expected(db, model_id, selection)
+        assert "--grpc-port" in want["command_en"]
+        assert got["command_en"] == want["command_en"], selection
+        assert got["docker_en"] == want["docker_en"], selection

@@ -2,12 +2,13 @@
  * configuration of macros/engine/resolve.py).
  *
  * Owns the caveats (the cell's redirect and warning, its pinned flags, a calculator that does
- * not apply, a flag a release renamed) and the effective configuration (each knob's value and
+ * not apply, a flag a release renamed, a release the reader chose and what it refuses) and the effective configuration (each knob's value and
  * where it comes from: forced, pinned, explicit, a rule, the flag's default). Pure: no DOM.
  */
 import { get, has, list, pyStr } from './python.js';
 import { evaluate } from './conditions.js';
-import { PLACEHOLDER } from './flags.js';
+import { PLACEHOLDER, flagText } from './flags.js';
+import { accepts, ranges, taking } from './releases.js';
 
 export function caveats(st, calculations) {
   var out = [], present = {};
@@ -29,11 +30,30 @@ export function migratedCaveats(st, rewrites, release) {  // resolve._migrated
   var out = [], cellRound = list(st.data.model.rounds).filter(function (r) { return r.id === st.cell.verified_in; })[0];
   rewrites.forEach(function (r) {
     var fields = { release: release, 'new': r['new'], old: r.old, since: r.since }, id = 'migrate.caveat';
+    if (r.back) return out.push({ kind: 'migrated', text: { id: 'migrate.back', fields: fields }, flag: r.flag });
     if (r.removal) { fields.removal = r.removal; id = 'migrate.caveat.removal'; }
     var flag = r['new'].split(' ')[0];
     out.push({ kind: 'migrated', text: { id: id, fields: fields }, flag: flag });
     if (cellRound && has(st.cellFlagMap, r.flag))
-      out.push({ kind: 'migrated', text: { id: 'migrate.round', fields: { old: r.old, round: cellRound.version } }, flag: flag });
+      out.push({ kind: 'migrated', text: { id: 'migrate.round', fields: { old: r.old, round: cellRound.text ? '@' + cellRound.text : cellRound.version } }, flag: flag });
+  });
+  return out;
+}
+
+export function releaseCaveats(st, flags, release, fallback, image, imageRelease) {  // resolve._release_caveats
+  var data = st.data, out = [];
+  if (release !== fallback) {
+    out.push({ kind: 'release', flag: null, text: { id: imageRelease ? 'release.chosen' : 'release.chosen.branch',
+                                                    fields: { release: release, image: image, 'default': fallback } } });
+  }
+  flags.forEach(function (f) {
+    if (accepts(data, release, f)) return;
+    var took = taking(data, f), fields = { flag: flagText(f), release: release }, id;
+    var order = data.releases.order;
+    if (!took.length) id = 'release.refused.none';
+    else if (took.join('|') === order.slice(order.indexOf(took[0])).join('|')) { id = 'release.refused'; fields.first = took[0]; }
+    else { id = 'release.refused.ranges'; fields.releases = ranges(data, took); }
+    out.push({ kind: 'release', flag: f.name, text: { id: id, fields: fields } });
   });
   return out;
 }

@@ -1,10 +1,12 @@
 /* Playground: SGLang releases (mirrors macros/engine/releases.py).
  *
  * Owns the release a command is written for (releaseOf), rewriting the flags a release renamed
- * (migrate) and reading a command back in the rules' spelling (legacy). Pure: no DOM.
+ * both ways (migrate), what a release takes (accepts, taking, ranges) and reading a command
+ * back in the rules' spelling (legacy). Pure: no DOM.
  */
 import { get, has, list } from './python.js';
 import { flagText } from './flags.js';
+import { valueProblem } from './check.js';
 
 export function releaseOf(data, given) {  // Releases.resolve
   var r = data.releases;
@@ -12,30 +14,97 @@ export function releaseOf(data, given) {  // Releases.resolve
   return given === 'latest' ? r.newest : given;
 }
 
-export function migrate(data, flags, release) {  // Releases.migrate
+export function migrate(data, flags, release) {  // Releases.migrate, read both ways
   var out = flags.slice(), rewrites = [];
   list(data.releases.migrations).forEach(function (m) {
     var names = out.map(function (f) { return f.name; }), at = names.indexOf(m.flag);
-    if (at < 0 || m.applies_in.indexOf(release) < 0) return;
-    var old = {}, renamed = [], added = [], dflt = m['default'] || {};
-    old[at] = out[at];
-    Object.keys(m.rename).forEach(function (partner) {
-      var to = m.rename[partner], i = names.indexOf(partner);
-      if (i >= 0) {
-        old[i] = out[i];
-        out[i] = { name: to, values: out[i].values.slice() };
-        renamed.push(out[i]);
-      } else {
-        added.push({ name: to, values: has(dflt, to) ? [dflt[to]] : [] });
-      }
-    });
-    out.splice.apply(out, [at, 1].concat(added));
-    var order = Object.keys(old).map(Number).sort(function (a, b) { return a - b; });
-    rewrites.push({ flag: m.flag, old: order.map(function (k) { return flagText(old[k]); }).join(' '),
-                    'new': renamed.concat(added).map(flagText).join(' '), since: m.since,
-                    removal: get(m.removal || {}, release) });
+    var applies = m.applies_in.indexOf(release) >= 0;
+    if (at >= 0 && applies) {
+      var r = forward(m, out, names, at, release);
+      out = r[0]; rewrites.push(r[1]);
+    } else if (at < 0 && !applies && Object.keys(m.lacking || {}).some(function (n) {
+      return names.indexOf(n) >= 0 && m.lacking[n].indexOf(release) >= 0;
+    })) {
+      var b = back(m, out);
+      out = b[0]; rewrites.push(b[1]);
+    }
   });
   return { flags: out, rewrites: rewrites };
+}
+
+function forward(m, out, names, at, release) {
+  var old = {}, renamed = [], added = [], dflt = m['default'] || {};
+  old[at] = out[at];
+  Object.keys(m.rename).forEach(function (partner) {
+    var to = m.rename[partner], i = names.indexOf(partner);
+    if (i >= 0) {
+      old[i] = out[i];
+      out[i] = { name: to, values: out[i].values.slice() };
+      renamed.push(out[i]);
+    } else {
+      added.push({ name: to, values: has(dflt, to) ? [dflt[to]] : [] });
+    }
+  });
+  out.splice.apply(out, [at, 1].concat(added));
+  var order = Object.keys(old).map(Number).sort(function (a, b) { return a - b; });
+  return [out, { flag: m.flag, old: order.map(function (k) { return flagText(old[k]); }).join(' '),
+                 'new': renamed.concat(added).map(flagText).join(' '), since: m.since,
+                 removal: get(m.removal || {}, release), back: false }];
+}
+
+function back(m, out) {  // Releases._back: the replacement in the old spelling
+  var partnerOf = {}, dflt = m['default'] || {}, result = [], olds = [], news = [], at = -1;
+  Object.keys(m.rename).forEach(function (p) { partnerOf[m.rename[p]] = p; });
+  out.forEach(function (f) {
+    if (has(partnerOf, f.name) || has(dflt, f.name)) {
+      news.push(f);
+      if (at < 0) at = result.length;
+      if (has(partnerOf, f.name) && !(f.values.length === 1 && has(dflt, f.name) && f.values[0] === dflt[f.name])) {
+        result.push({ name: partnerOf[f.name], values: f.values.slice() });
+        olds.push(result[result.length - 1]);
+      }
+      return;
+    }
+    result.push(f);
+  });
+  var flag = { name: m.flag, values: [] }, where = olds.length ? result.indexOf(olds[0]) + 1 : at;
+  result.splice(where, 0, flag);
+  olds.push(flag);
+  return [result, { flag: m.flag, old: olds.map(flagText).join(' '), 'new': news.map(flagText).join(' '),
+                    since: m.since, removal: null, back: true }];
+}
+
+function catalogOf(data, release) {
+  return get(data.release_catalogs || {}, release) || data.catalog;
+}
+
+/** Releases.accepts: does `release` know the flag by this name and take its values (or values
+ *  the model's branch reads)? */
+export function accepts(data, release, flag) {
+  var spec = get(catalogOf(data, release).flags, flag.name);
+  if (!spec) return false;
+  var added = get(data.model.branch_values || {}, flag.name);
+  if (valueProblem(flag.name, spec, flag.values, null) === null) return true;
+  return !!(added && flag.values.length && flag.values.every(function (v) { return has(added, v); }));
+}
+
+/** Releases.taking: the releases that take the flag as written, oldest first. */
+export function taking(data, flag) {
+  return data.releases.order.filter(function (v) { return accepts(data, v, flag); });
+}
+
+/** Releases.ranges: releases as runs in release order ("0.5.12–0.5.17, 0.5.23"). */
+export function ranges(data, versions) {
+  var order = data.releases.order, runs = [], start = -1;
+  for (var i = 0; i <= order.length; i++) {
+    var present = i < order.length && versions.indexOf(order[i]) >= 0;
+    if (present && start < 0) start = i;
+    else if (!present && start >= 0) {
+      runs.push(start === i - 1 ? order[start] : order[start] + '\u2013' + order[i - 1]);
+      start = -1;
+    }
+  }
+  return runs.join(', ');
 }
 
 export function legacy(data, flags) {  // Releases.legacy: the replacement read in the rules' spelling

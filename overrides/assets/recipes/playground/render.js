@@ -7,6 +7,7 @@
  */
 import { has, list, splitLines } from './python.js';
 import { envText, flagText, quote, shlexSplit } from './flags.js';
+import { PARTICLE, form } from './josa.js';
 
 export function text(data, ref, extra) {
   if (typeof ref === 'string') ref = { id: ref, fields: {} };
@@ -19,10 +20,23 @@ export function text(data, ref, extra) {
   });
   var raw = has(data.text, ref.id) ? data.text[ref.id] : undefined;
   if (raw === undefined) raw = ref.id;
-  if (Object.keys(fields).length) {
-    raw = raw.replace(/\{([a-z_]+)\}/g, function (m, name) { return has(fields, name) ? String(fields[name]) : m; });
-  }
+  if (Object.keys(fields).length) raw = fill(raw, fields, data.lang);
   return raw;
+}
+
+// model.fill: each {field} filled in; in Korean the particle written after it takes the
+// form the value calls for (josa.js)
+export function fill(raw, fields, lang) {
+  var out = '', at = 0, re = /\{([a-z_]+)\}/g, m;
+  while ((m = re.exec(raw)) !== null) {
+    if (!has(fields, m[1])) continue;
+    var value = String(fields[m[1]]);
+    out += raw.slice(at, m.index) + value;
+    at = m.index + m[0].length;
+    var written = lang === 'ko' ? PARTICLE.exec(raw.slice(at)) : null;
+    if (written) { out += form(value, written[1]); at += written[1].length; }
+  }
+  return out + raw.slice(at);
 }
 
 function continued(body) {
@@ -85,9 +99,10 @@ function dockerWord(text) {  // a leading ~/ stays bare, for the shell to expand
   return quote(text);
 }
 function dockerOption(text) { return shlexSplit(text).map(dockerWord).join(' '); }
-function serverPort(data, res) {
-  var given = res.flags.filter(function (f) { return f.name === '--port' && f.values.length && f.values[0]; });
-  return given.length ? given[given.length - 1].values[0] : String(data.catalog.flags['--port']['default']);
+function serverPort(data, res) {  // runmodes.server_port: the flags of the port role
+  var names = list((data.catalog.roles || {}).port);
+  var given = res.flags.filter(function (f) { return names.indexOf(f.name) >= 0 && f.values.length && f.values[0]; });
+  return given.length ? given[given.length - 1].values[0] : String(data.catalog.flags[names[0]]['default']);
 }
 function clientPort(data, res) { return res.pd ? String(data.model.pd.router.port) : serverPort(data, res); }
 function platformOf(data, hw) { return data.platforms.filter(function (p) { return p.id === hw; })[0]; }

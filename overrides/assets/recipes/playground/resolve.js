@@ -15,7 +15,7 @@ import { fmt } from './calculator.js';
 import { migrate, releaseOf } from './releases.js';
 import { checkState } from './check.js';
 import { State } from './state.js';
-import { caveats, effective, migratedCaveats } from './explain.js';
+import { caveats, effective, migratedCaveats, releaseCaveats } from './explain.js';
 
 var INDEX = typeof WeakMap !== 'undefined' ? new WeakMap() : null;
 
@@ -157,12 +157,18 @@ function applyEdit(st, strip, add, env, stripEnv, hints, insertAfter, nodes) {
     var toks = added.map(function (f) { return { flag: f, origin: 'sel' }; });
     st.toks = st.toks.slice(0, at).concat(toks, st.toks.slice(at));
   } else if (strip.length || added.length) {
-    st.toks = splice(st.toks, strip, added, destOf(st.data));
+    st.toks = splice(st.toks, strip, added, listenFlags(st.data), destOf(st.data));
   }
   if (env.length || stripEnv.length) editEnv(st, env, stripEnv);
   hints.forEach(function (h) {
     if (!st.hints.some(function (x) { return x.id === h; })) st.hints.push({ id: h, fields: {} });
   });
+}
+
+// resolve._listen_flags: the flags of the host and port roles (flag-bounds.yaml).
+function listenFlags(data) {
+  var roles = data.catalog.roles || {};
+  return list(roles.host).concat(list(roles.port));
 }
 
 // The flag a word sets (catalog.dest): a --no-X form sets X, so the two are one setting.
@@ -176,8 +182,9 @@ function destOf(data) {
 
 // Stripped flags make room: added flags of a stripped name take the first stripped flag's
 // place as a block; an added flag whose name is already present replaces it where it is;
-// the rest go before --host/--port. Names compare by dest (resolve._splice).
-function splice(toks, strip, added, dest) {
+// the rest go before the first flag of `listen` (where the server listens). Names compare by
+// dest (resolve._splice).
+function splice(toks, strip, added, listen, dest) {
   strip = strip.map(dest);
   var block = added.filter(function (f) { return strip.indexOf(dest(f.name)) >= 0; });
   var rest = added.filter(function (f) { return strip.indexOf(dest(f.name)) < 0; });
@@ -203,7 +210,7 @@ function splice(toks, strip, added, dest) {
   var tail = (placed ? [] : block).concat(rest.filter(function (f, i) { return !used[i]; }));
   if (tail.length) {
     var at = out.length;
-    for (var j = 0; j < out.length; j++) if (out[j].flag.name === '--host' || out[j].flag.name === '--port') { at = j; break; }
+    for (var j = 0; j < out.length; j++) if (listen.indexOf(out[j].flag.name) >= 0) { at = j; break; }
     out = out.slice(0, at).concat(tail.map(function (f) { return { flag: f, origin: 'sel' }; }), out.slice(at));
   }
   return out;
@@ -284,16 +291,24 @@ function composeWith(data, selection, checkShape) {
     }
   });
   st.checkShape = checkShape;
+  st.release = chosenRelease(data, sel.sglang);
   return finish(st, axisStates, dimStates);
+}
+
+/** The release a selection asks for (`sglang`: one of the history's, or 'latest'), else null:
+ *  the cell's image's. Anything else a URL carries is ignored. */
+export function chosenRelease(data, given) {
+  if (given === 'latest') return data.releases.newest;
+  return typeof given === 'string' && data.releases.order.indexOf(given) >= 0 ? given : null;
 }
 
 // resolve._verified_commands: the commands the cell's verifying round ran, once per cell.
 function verifiedCommands(st) {
-  var ix = st.ix, key = ix.dims.map(function (d) { return st.match[d]; }).join('|');
+  var ix = st.ix, key = ix.dims.map(function (d) { return st.match[d]; }).join('|') + '@' + st.release;
   ix.verified = ix.verified || {};
   if (!has(ix.verified, key)) {
     ix.verified[key] = [{}].concat(list(st.cell.verified_with)).map(function (picks) {
-      var sel = {};
+      var sel = { sglang: st.release };  // spelt for the same release as the command compared
       Object.keys(st.match).forEach(function (k) { sel[k] = st.match[k]; });
       Object.keys(picks).forEach(function (k) { sel[k] = picks[k]; });
       var res = composeWith(st.data, sel, false);
@@ -315,11 +330,35 @@ function derivedChanges(st, flags, env) {
   return out.length ? out : ['flag order'];
 }
 
+function itemName(x) { var first = x.split(' ')[0]; return first.indexOf('=') >= 0 ? first.split('=')[0] : first; }
+
+// resolve.derived_fields: what the command adds, removes and changes, for a reader
+export function derivedFields(changes) {
+  if (changes.length === 1 && changes[0] === 'flag order')
+    return { added: '@ui.diff.nothing', removed: '@ui.diff.nothing', changed: '@ui.diff.order' };
+  var added = [], removed = [], was = {}, changed = [], plainAdded = [];
+  changes.forEach(function (c) { (c.charAt(0) === '+' ? added : removed).push(c.slice(1)); });
+  removed.forEach(function (x) { was[itemName(x)] = x; });
+  added.forEach(function (x) {
+    var name = itemName(x);
+    if (!has(was, name)) { plainAdded.push(x); return; }
+    var old = was[name], sep = x.split(' ')[0].indexOf('=') >= 0 ? '=' : ' ', at = x.indexOf(sep);
+    delete was[name];
+    changed.push(old + ' → ' + (at >= 0 ? x.slice(at + 1) : x));
+  });
+  removed = removed.filter(function (x) { return has(was, itemName(x)); });
+  var out = {};
+  [['added', plainAdded], ['removed', removed], ['changed', changed]].forEach(function (p) {
+    out[p[0]] = p[1].length ? p[1].join(', ') : '@ui.diff.nothing';
+  });
+  return out;
+}
+
 function finish(st, axisStates, dimStates) {
   var info = st.data.model;
   var modelName = firstMatch(info.model_names, st).name;
   var imageRule = firstMatch(info.docker_images, st), image = imageRule.image;
-  var release = releaseOf(st.data, imageRule.sglang);
+  var fallback = releaseOf(st.data, imageRule.sglang), release = st.release || fallback;
   var values = placeholders(st, modelName);
   var composed = st.toks.map(function (t) {
     return { name: t.flag.name, values: t.flag.values.map(function (v) { return fillPlaceholders(v, values); }) };
@@ -350,12 +389,13 @@ function finish(st, axisStates, dimStates) {
   var flagsNow = flagMap(flags), envNow = st.env();
   var picks = {};
   Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
-  var status = st.cell.status, cav = caveats(st, calculations).concat(migratedCaveats(st, migrated.rewrites, release));
+  var status = st.cell.status, cav = caveats(st, calculations).concat(migratedCaveats(st, migrated.rewrites, release),
+    releaseCaveats(st, flags, release, fallback, image, imageRule.sglang));
   if (status === 'verified' && st.checkShape) {
     var changes = derivedChanges(st, flags.map(flagText), env);
     if (changes !== null) {
       status = 'derived';
-      cav.unshift({ kind: 'derived', text: { id: 'status.derived.caveat', fields: { changes: changes.join('; ') } }, flag: null });
+      cav.unshift({ kind: 'derived', text: { id: 'status.derived.caveat', fields: derivedFields(changes) }, flag: null });
     }
   }
   return {
@@ -367,7 +407,7 @@ function finish(st, axisStates, dimStates) {
     calculations: calculations,
     caveats: cav,
     diagnostics: checkState(st, flagsNow, envNow, release),
-    sglang: release,
+    sglang: release, sglang_default: fallback,
     effective: effective(st, composed),
     axes: axisStates, dimensions: dimStates,
     cell: st.cell

@@ -24,6 +24,7 @@ function calculatorOf(data, id) {
 
 export function State(data, ix, cell, match, avgLen) {
   this.data = data; this.ix = ix; this.cell = cell;
+  this.release = null;  // the release the reader chose (null: the cell's image's)
   this.match = match; this.hw = match.hw; this.avgLen = avgLen;
   this.platform = ix.platforms[match.hw];
   this.cellFlagMap = flagMap(cell.flags.map(function (f) { return { name: f[0], values: f[1] }; }));

@@ -1,8 +1,8 @@
 /* Playground: the controls and the selection state (the Playground object the page mounts).
  *
- * Owns the Deploy card (hardware, the cell's dimensions, the settings without a card) and the
- * folded cards under More settings; the selection (the cell's keys, the settings the reader
- * chose, the request length) read from a hash (load) and written back to it (writeHash, with
+ * Owns the Deploy card (hardware, the cell's dimensions, the settings without a card, the SGLang
+ * release) and the folded cards under More settings; the selection (the cell's keys, the settings the reader
+ * chose, the request length, the release) read from a hash (load) and written back to it (writeHash, with
  * the language links); composing on every change (update) and greying, in the background,
  * the options that would change nothing (probeIdle). The output side is output.js. DOM.
  */
@@ -84,6 +84,7 @@ Playground.prototype.build = function () {
     }
     self.group(axis.id, axis.label, axis.options, parent);
   });
+  this.releaseControl(deploy);
   controls.appendChild(deploy);
   var names = Object.keys(cards);
   if (names.length) {
@@ -99,6 +100,26 @@ Playground.prototype.build = function () {
   main.appendChild(controls);
   this.output = new Output(this, main);
   root.appendChild(main);
+};
+
+/** The SGLang release the command is spelt for: the recipe's (the cell's image's) unless the
+ *  reader picks another of the flag history (resolve(..., release=)); kept in the URL. */
+Playground.prototype.releaseControl = function (parent) {
+  var self = this, id = 'rp-sglang-' + Math.random().toString(36).slice(2, 8);
+  var row = el('div', { className: 'rp-axis rp-release-choice', 'data-axis': 'sglang' });
+  row.appendChild(el('label', { className: 'rp-axis__label', 'for': id, text: this.t('ui.sglang-choose') }));
+  var select = el('select', { id: id, className: 'rp-select', 'data-testid': 'sglang' });
+  select.appendChild(el('option', { value: '' }));
+  this.data.releases.order.slice().reverse().forEach(function (v) {
+    select.appendChild(el('option', { value: v, text: v }));
+  });
+  select.addEventListener('change', function () {
+    self.release = select.value || null;
+    self.update(true);
+  });
+  row.appendChild(el('div', { className: 'rp-options' }, [select]));
+  parent.appendChild(row);
+  this.releaseSelect = select;
 };
 
 Playground.prototype.choose = function (key, value) {
@@ -123,6 +144,7 @@ Playground.prototype.owns = function (hash) { return ownsHash(this.data, this.di
 Playground.prototype.load = function (hash) {
   var self = this, read = readSelection(this.data, this.dims, hash), input = this.output.avgInput;
   this.avgLen = read.avgLen;
+  this.release = read.release;
   this.top = read.top;
   this.explicit = read.explicit;
   if (this.more && Object.keys(read.explicit).some(function (k) { return self.cardOf[k]; })) this.more.open = true;
@@ -155,6 +177,7 @@ Playground.prototype.forgetDefaults = function () {
 
 Playground.prototype.selection = function () {
   var sel = { avg_len: this.avgLen }, self = this;
+  if (this.release) sel.sglang = this.release;
   this.dims.forEach(function (k) { if (self.top[k]) sel[k] = self.top[k]; });
   Object.keys(this.explicit).forEach(function (k) { sel[k] = self.explicit[k]; });
   return sel;
@@ -169,6 +192,7 @@ Playground.prototype.update = function (writeHash) {
     return;
   }
   this.res = res;
+  if (res.sglang === res.sglang_default) this.release = null;  // the recipe's own: implicit
   // The state is what the reader sees: snapped picks are forgotten, defaults stay implicit.
   this.dims.forEach(function (k) { self.top[k] = res.match[k]; });
   Object.keys(this.explicit).forEach(function (k) { if (res.picks[k] !== self.explicit[k]) delete self.explicit[k]; });
@@ -223,7 +247,9 @@ Playground.prototype.setOption = function (key, state, chosen) {
 };
 
 Playground.prototype.renderControls = function (res) {
-  var self = this;
+  var self = this, select = this.releaseSelect;
+  select.options[0].textContent = this.t('ui.sglang-choose.default', { release: res.sglang_default });
+  select.value = res.sglang !== res.sglang_default ? res.sglang : '';
   this.data.model.hardware.forEach(function (hw) {
     self.setOption('hw', { id: hw, state: 'enabled' }, hw === res.hw);
   });

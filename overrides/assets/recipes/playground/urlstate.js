@@ -3,7 +3,7 @@
  *
  * Owns reading a hash into key=value pairs (parseHash, from its first HASH_MAX characters
  * only), telling a selection's hash from a heading anchor (ownsHash), splitting one into the
- * cell's keys, the settings and avg_len (readSelection), writing a result back as a hash
+ * cell's keys, the settings, avg_len and the SGLang release (readSelection), writing a result back as a hash
  * (hashOf), and reading a request length as the CLI does (wholeNumber). Pure: the page reads
  * and writes location itself (ui.js, ../playground.js).
  */
@@ -41,15 +41,15 @@ export function wholeNumber(text, lo, hi) {
 
 /** Is this hash a Playground selection (and not a heading anchor)? */
 export function ownsHash(data, dims, hash) {
-  var keys = dims.concat(['avg_len'], data.axes.map(function (a) { return a.id; }));
+  var keys = dims.concat(['avg_len', 'sglang'], data.axes.map(function (a) { return a.id; }));
   return Object.keys(hash).some(function (k) { return keys.indexOf(k) >= 0; });
 }
 
 /** A hash as a selection: {top: the cell's keys, explicit: the settings, avgLen: the request
  *  length (the model's default unless the hash carries one it accepts; null for a model whose
- *  calculators read none)}. Keys of neither kind are ignored. */
+ *  calculators read none), release: the SGLang release chosen (null: the recipe's)}. Keys of neither kind are ignored. */
 export function readSelection(data, dims, hash) {
-  var top = {}, explicit = {}, length = data.model.request_length;
+  var top = {}, explicit = {}, length = data.model.request_length, release = null;
   var axisIds = data.axes.map(function (a) { return a.id; });
   var avgLen = length ? length['default'] : null;
   Object.keys(hash).forEach(function (k) {
@@ -57,9 +57,11 @@ export function readSelection(data, dims, hash) {
     else if (k === 'avg_len' && length) {
       var n = wholeNumber(hash[k], length.min, length.max);
       if (n !== null) avgLen = n;
+    } else if (k === 'sglang') {
+      if (data.releases.order.indexOf(hash[k]) >= 0 || hash[k] === 'latest') release = hash[k];
     } else if (axisIds.indexOf(k) >= 0) explicit[k] = hash[k];
   });
-  return { top: top, explicit: explicit, avgLen: avgLen };
+  return { top: top, explicit: explicit, avgLen: avgLen, release: release };
 }
 
 /** The hash of a result: the cell's keys, every visible setting, then the request length. */
@@ -67,5 +69,6 @@ export function hashOf(dims, res) {
   var parts = dims.map(function (k) { return k + '=' + encodeURIComponent(res.match[k]); });
   res.axes.forEach(function (a) { if (a.visible) parts.push(a.axis + '=' + encodeURIComponent(a.value)); });
   if (res.avg_len !== null) parts.push('avg_len=' + res.avg_len);
+  if (res.sglang !== res.sglang_default) parts.push('sglang=' + encodeURIComponent(res.sglang));
   return '#' + parts.join('&');
 }

@@ -1,0 +1,117 @@
+"""SGLang's ``--config FILE``: the YAML file whose keys the server reads as flags.
+
+Owns finding the file a command names (beside the checked text: relative to the checked file,
+or to the working folder for a command given on the command line) and turning it into the
+arguments SGLang's ``ConfigArgumentMerger`` (``sglang/srt/utils/server_args_config_parser.py``,
+0.5.23) puts in front of the command's own: each key ``k`` becomes ``--k`` as written; ``true``
+gives a flag that takes no value alone and ``false`` leaves it out (any other boolean is
+``--k true|false``); a list gives its items as the values, a mapping its JSON, anything else
+its text; a flag argparse would take more than one way (an append or ``--no-`` action) is an
+option the merger refuses. Must not judge the flags (the checker does, as for any command) or
+run anything.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from macros.engine.catalog import Catalog
+
+
+@dataclass
+class Config:
+    """What a ``--config`` file gives: the arguments (name, values, the key's line in the
+    file), the model it names, and the problems the server would stop at."""
+
+    path: Path
+    shown: str  # the file as the command names it
+    args: list[tuple[str, tuple[str, ...], int]] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)  # (line in the file, why)
+
+
+def locate(value: str, base: Path | None) -> Path | None:
+    """The file ``--config value`` names, when it lies beside the checked text; else None."""
+    if base is None or not value or "$" in value or value.startswith("<"):
+        return None
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else base / path
+    return path if path.is_file() else None
+
+
+def _text(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+_READ: dict[tuple, Config] = {}  # a page's blocks name the same file again and again
+
+
+def read(path: Path, shown: str, catalog: Catalog) -> Config:
+    """The arguments ``path`` adds to a command, as the release's merger builds them."""
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size, shown, id(catalog))
+    except OSError:
+        key = None
+    hit = _READ.get(key) if key is not None else None
+    if hit is None:
+        hit = _read(path, shown, catalog)
+        if key is not None:
+            if len(_READ) > 256:
+                _READ.clear()
+            _READ[key] = hit
+    return hit
+
+
+def _read(path: Path, shown: str, catalog: Catalog) -> Config:
+    out = Config(path, shown)
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        out.problems.append((1, f"SGLang reads only YAML config files (.yaml, .yml), not "
+                                f"'{path.suffix}'"))
+        return out
+    try:
+        text = path.read_text(encoding="utf-8")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        out.problems.append((getattr(getattr(exc, "problem_mark", None), "line", 0) + 1,
+                             f"SGLang cannot read it: {str(exc).splitlines()[0]}"))
+        return out
+    if data is None:
+        return out
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        out.problems.append((node.start_mark.line + 1, "SGLang wants a mapping of options at "
+                                                      "the top of the file"))
+        return out
+    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value}  # the last one counts
+    for key, value in data.items():
+        key = str(key)
+        line = lines.get(key, 1)
+        name = f"--{key}"
+        spec = catalog.lookup(name).spec
+        if spec is not None and spec.action not in ("store", "store_true") \
+                and spec.nargs is not None:
+            out.problems.append((line, f"'{key}': SGLang refuses this option in a config file "
+                                       f"(Unsupported config option with action "
+                                       f"'{spec.action}'); give {spec.name} on the command "
+                                       "line"))
+            continue
+        if isinstance(value, bool):
+            if spec is not None and spec.action == "store_true":
+                if value:
+                    out.args.append((name, (), line))
+                continue
+            out.args.append((name, (_text(value),), line))
+        elif isinstance(value, list):
+            if value:
+                out.args.append((name, tuple(_text(v) for v in value), line))
+        elif isinstance(value, dict):
+            out.args.append((name, (json.dumps(value),), line))
+        else:
+            out.args.append((name, (_text(value),), line))
+    return out
