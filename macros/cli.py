@@ -109,7 +109,7 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "model_name": res.model_name,
         "docker_image": res.docker_image,
         "sglang": {"release": res.sglang, "default": res.sglang_default, "chosen": res.sglang
-                   != res.sglang_default, "valid_in": list(res.sglang_span or ()) or None},
+                   != res.sglang_default, "valid_in": list(res.sglang_span or ()) or None, "image": res.sglang_image},
         "hints": [render.text(db, model, h, lang) for h in res.hints],
         "env": list(res.env),
         "flags": res.flag_texts,

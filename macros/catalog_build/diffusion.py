@@ -20,6 +20,7 @@ share the evaluator and the ``add_argument`` rules (``registrations.py``).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from macros.catalog_build.evaluator import (ClassRef, EnumMember, Evaluator, FuncRef, ModuleScope,
@@ -521,8 +522,44 @@ def extract_diffusion(src: SourceTree) -> dict:
                         | set(programs["sglang generate"]["hooks"])),
         "pipeline_flags": pipeline_hook_classes(src),
         "families": leftover_families(src, ev),
+        "env": extract_env(src, ev),
         "dispatch": dispatch_facts(src, ev),  # diffusion_dispatch.py
     }
+
+
+ENV_REGISTRY = "sglang/multimodal_gen/envs.py"
+# A variable read where it is needed rather than through the registry: the first argument of
+# one of these calls (the diffusion code and the platform helpers it shares with the LLM side).
+_DIRECT_READ = re.compile(r"\b(get_bool_env_var|get_int_env_var|getenv|environ\.get)"
+                          r"\(\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']")
+
+
+def extract_env(src: SourceTree, ev: DiffusionEvaluator) -> list[dict]:
+    """What the diffusion server reads of the environment: the keys of its registry
+    (``environment_variables`` in ``sglang/multimodal_gen/envs.py``, typed by the ``_lazy_X``
+    helper that reads each) and the variables its code reads directly, each with where."""
+    out: dict[str, dict] = {}
+    if src.has(ENV_REGISTRY):
+        module = ev.module(ENV_REGISTRY[:-3].replace("/", "."))
+        table = module.bindings.get("environment_variables")
+        if table is None or not isinstance(table[1], ast.Dict):
+            raise CatalogError(f"{ENV_REGISTRY}: environment_variables is not a dict literal")
+        for key, value in zip(table[1].keys, table[1].values):
+            if not isinstance(key, ast.Constant):
+                raise CatalogError(f"{ENV_REGISTRY}:{value.lineno}: a key that is no string")
+            kind = dotted(value.func).lstrip("_") if isinstance(value, ast.Call) else "lambda"
+            out[key.value] = {"default": None, "default_expr": None, "deprecated_alias": None,
+                              "name": key.value, "type": kind.removeprefix("lazy_") or "str"}
+    for path in sorted(src.names()):
+        if not path.endswith(".py") or "/test/" in path or not (
+                path.startswith("sglang/multimodal_gen/") or path.startswith("sglang/srt/utils")):
+            continue
+        for match in _DIRECT_READ.finditer(src.read(path)):
+            name = match.group(2)
+            if name not in out:
+                out[name] = {"default": None, "default_expr": None, "deprecated_alias": None,
+                             "name": name, "read": f"{path}, {match.group(1)}", "type": "str"}
+    return sorted(out.values(), key=lambda e: e["name"])
 
 
 def pipeline_hook_classes(src: SourceTree) -> list[str]:

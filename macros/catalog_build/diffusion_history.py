@@ -2,7 +2,8 @@
 
 Owns ``recipes/catalog/sglang-diffusion-history.json`` (package ``sglang-diffusion``: for each
 sglang release from 0.5.12 to 0.5.23, the flags of ``sglang serve`` for a diffusion model
-(section ``serve``) and of ``sglang generate`` (``generate``), the option families
+(section ``flags``, as the LLM history names its server's) and of ``sglang generate``
+(``generate``), the option families
 ``ServerArgs.from_cli_args`` reads from the words argparse leaves over (``families``), the
 model names the diffusion registry knows without a download (``registry``), and per release
 how ``sglang serve`` chooses its CLI (``dispatch``)), and the two pinned catalogs the engine
@@ -30,10 +31,13 @@ PACKAGE = "sglang-diffusion"
 WHEEL_PACKAGE = "sglang"  # the diffusion CLI ships in the sglang wheel
 HISTORY_FILE = "sglang-diffusion-history.json"
 PROGRAMS = ["sglang serve", "sglang generate"]
-# program -> (pinned catalog file, its section of the history, the file that parses its words)
+# program -> (pinned catalog file, its section of the history, the file that parses its words,
+# the release fact that holds its allow_abbrev). As in the LLM history, the server's flags are
+# the section ``flags`` (what ``macros/engine/releases.py`` reads release by release).
 CATALOGS = {
-    "sglang serve": ("sglang-diffusion.json", "serve", "sglang/cli/serve.py"),
-    "sglang generate": ("sglang-generate.json", "generate", "sglang/cli/generate.py"),
+    "sglang serve": ("sglang-diffusion.json", "flags", "sglang/cli/serve.py", "allow_abbrev"),
+    "sglang generate": ("sglang-generate.json", "generate", "sglang/cli/generate.py",
+                        "generate_allow_abbrev"),
 }
 
 
@@ -65,8 +69,8 @@ def snapshot(src: SourceTree) -> tuple[dict, dict]:
     registry += [{"name": f"pattern:{p}", "kind": "pattern", "pipeline": pipeline}
                  for p, pipeline in dispatch.pop("registry_patterns").items()]
     meta = {
-        "allow_abbrev": {program: _allow_abbrev(src, CATALOGS[program][2])
-                         for program in PROGRAMS},
+        **{CATALOGS[program][3]: _allow_abbrev(src, CATALOGS[program][2])
+           for program in PROGRAMS},
         "dispatch": dispatch,
         "hooks": result["hooks"],
         "pipeline_flag_classes": result["pipeline_flags"],
@@ -74,7 +78,7 @@ def snapshot(src: SourceTree) -> tuple[dict, dict]:
     # from_cli_args tries the families in this order (a weights path before a path)
     families = [{"name": f.pop("method"), "order": i, **f}
                 for i, f in enumerate(result["families"])]
-    sections = {"serve": result["serve"], "generate": result["generate"],
+    sections = {"flags": result["serve"], "generate": result["generate"], "env": result["env"],
                 "families": families, "registry": registry}
     return meta, sections
 
@@ -103,13 +107,13 @@ def extract_diffusion_history(versions: list[str], wheel_dir: Path,
 
 def catalog_document(history: dict, program: str, version: str) -> dict:
     """The pinned catalog of one program (the engine's ``Catalog.load`` reads it)."""
-    filename, section, _ = CATALOGS[program]
+    filename, section, _, abbrev = CATALOGS[program]
     snap = release_snapshot(history, PACKAGE, version)
     meta = snap["meta"]
     return {
-        "allow_abbrev": meta["allow_abbrev"][program],
+        "allow_abbrev": meta[abbrev],
         "dispatch": meta["dispatch"],
-        "env": [],
+        "env": snap["env"],
         "families": snap["families"],
         "flags": [{k: v for k, v in f.items() if k not in HISTORY_ONLY_KEYS}
                   for f in snap[section]],
@@ -127,7 +131,7 @@ def diffusion_outputs(history: dict, catalog_dir: Path, pinned: str,
                       render: Callable[[dict], str]) -> list[tuple[Path, str, dict]]:
     """(file, text, document) for the two pinned diffusion catalogs and their history."""
     out = []
-    for program, (filename, _, _) in CATALOGS.items():
+    for program, (filename, _, _, _) in CATALOGS.items():
         doc = catalog_document(history, program, pinned)
         out.append((catalog_dir / filename, render(doc), doc))
     out.append((catalog_dir / HISTORY_FILE, render_history(history), history))

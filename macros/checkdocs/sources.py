@@ -10,7 +10,7 @@ and the server commands its Python hands to a launcher (``launch_server_cmd("…
 block line keeps the file line it came from and the offset of each of its characters in the
 file's text (``Line``), so a finding is reported where it was written and a fix lands there.
 A ``check:`` directive just above a block (``<!-- check: skip -->``, ``{/* check: … */}`` in
-MDX, ``.. check: …`` in reStructuredText, ``# check: …`` in a notebook cell) skips it or
+MDX, ``.. check: …`` in reStructuredText, ``# check: …`` first in a notebook cell, or after its ``%%bash``) skips it or
 gives its context (``model=…``, ``sglang=…``, a dimension ``hw=…``). Must not judge a command
 (``engine/check.py`` does).
 """
@@ -443,11 +443,13 @@ def notebook_blocks(path: str, text: str) -> list[Block]:
             where.file_line = file_lines.line(where.start)
         directive = None
         first = next((k for k, (t, _) in enumerate(lines) if t.strip()), 0)
-        m = _NB_DIRECTIVE.match(lines[first][0].strip())
-        if m:
-            context, skip = _directive(m.group("args"))
-            directive = (context, skip, lines[first][1].file_line)
         head = lines[first][0].strip()
+        # the directive is the cell's first line, or the line after its %%bash
+        for k in (first, first + 1) if _MAGIC.match(head) else (first,):
+            m = _NB_DIRECTIVE.match(lines[k][0].strip()) if k < len(lines) else None
+            if m:
+                context, skip = _directive(m.group("args"))
+                directive = (context, skip, lines[k][1].file_line)
         if _MAGIC.match(head):
             blocks.append(_block(path, "notebook", lines[first + 1:], "%%" + head[2:].split()[0],
                                  directive))

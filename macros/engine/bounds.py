@@ -22,6 +22,8 @@ _FACTS = ("below", "at_most", "env_choices", "env_read")  # the optional section
 # What generic code asks a flag for, by meaning: each catalog that takes part names the flags
 # that carry each role in flag-bounds.yaml's ``roles`` (so a rename in the flag history is an
 # edit there, never in the code); the server catalog must give every role.
+# The server catalogs (a model's cli serves through one of them): each gives every role.
+SERVERS = ("sglang", "sglang-diffusion")
 ROLES = {
     "tensor-parallel": "the tensor-parallel size (GPUs one copy of the weights spans)",
     "data-parallel": "the data-parallel size (attention DP groups or replicas)",
@@ -123,9 +125,10 @@ def _roles(doc: Marked, given: Any, catalogs: dict[str, Catalog]) -> list[Proble
                 problems.append(doc.problem(where, f"'{role}' is not a role the engine asks for "
                                             f"({choices_hint(str(role), allowed)})"))
                 continue
-            if not isinstance(names, list) or not names:
+            if not isinstance(names, list):
                 problems.append(doc.problem(where, f"{role}: give the flags that carry it as a "
-                                            "list, the newest spelling first"))
+                                            "list, the newest spelling first ([] for a server "
+                                            "that has no such flag)"))
                 continue
             bad = next(((i, why) for i, n in enumerate(names)
                         if (why := _flag_problem(catalog, n))), None)
@@ -133,16 +136,18 @@ def _roles(doc: Marked, given: Any, catalogs: dict[str, Catalog]) -> list[Proble
                 problems.append(doc.problem(where + (bad[0],), bad[1]))
                 continue
             catalog.roles[role] = tuple(names)
-    server = catalogs.get("sglang")
-    if server is not None and isinstance(given.get("sglang"), dict):
-        missing = [r for r in ROLES if r not in given["sglang"]]
-        if missing:
-            problems.append(doc.problem(("roles", "sglang"), "the server catalog gives no flag "
-                                        f"for {', '.join(missing)} (every role: "
-                                        f"{'; '.join(f'{k}: {v}' for k, v in ROLES.items())})"))
-    elif server is not None:
-        problems.append(doc.problem(("roles",), "'roles' has no entry for 'sglang', the server "
-                                    "catalog"))
+    for package in SERVERS:  # a model's commands are one of these servers'; generic code
+        server = catalogs.get(package)  # reads every role of it
+        if server is not None and isinstance(given.get(package), dict):
+            missing = [r for r in ROLES if r not in given[package]]
+            if missing:
+                problems.append(doc.problem(("roles", package), "the server catalog gives no "
+                                            f"flag for {', '.join(missing)} (every role: "
+                                            + "; ".join(f"{k}: {v}" for k, v in ROLES.items())
+                                            + ")"))
+        elif server is not None:
+            problems.append(doc.problem(("roles",), f"'roles' has no entry for '{package}', a "
+                                        "server catalog"))
     return problems
 
 

@@ -33,6 +33,7 @@ _MULTIPLIER = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
                "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 NUMERIC_TYPES = ("int", "float", "human_readable_int")
 HISTORY = "sglang-history.json"
+DIFFUSION_HISTORY = "sglang-diffusion-history.json"  # the diffusion CLI's own history
 # How the release's _DeprecatedEnv forwards an old value to its replacement (environ.py).
 _TRANSFORMS = {"invert_bool": "inverted", "ms_to_s": "converted from milliseconds to seconds"}
 # What sglang's EnvBool.parse reads as true (sglang/srt/environ.py); any other value is false

@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from macros.engine import check_config, docker, programs, shellvalues
+from macros.engine import diffusion_check  # registers the diffusion CLI's programs (its module)
 from macros.engine.conditions import attr as _attr, equalities
 from macros.engine.catalog import Catalog
 from macros.engine.model import Database
@@ -200,11 +201,59 @@ def _curls(lines: list[Logical]) -> list[Curl]:
             if words and words[0].text == "curl"]
 
 
+def _split_continued(lines: list[Logical], problems) -> list[Logical]:
+    """A command whose last line ends with a ``\\`` the author did not mean runs on into the
+    next line's program (``--page-size \\`` then ``python -m sglang.launch_server …``): that
+    is reported, and the two are read as the two commands the author wrote."""
+    out: list[Logical] = []
+    for logical in lines:
+        pending = logical
+        while True:
+            cut = _continued_at(pending)
+            if cut is None:
+                out.append(pending)
+                break
+            k, i = cut
+            words = pending.commands[k]
+            if problems is not None:
+                problems.append((words[i - 1].line, "parse.continued-into-command",
+                                 f"the '\\' at the end of line {words[i - 1].line} continues "
+                                 f"this command into the next one ('{words[i].text} …' on line "
+                                 f"{words[i].line}), so the shell runs them as one; end line "
+                                 f"{words[i - 1].line} without '\\'"))
+            out.append(Logical(pending.line, pending.text, pending.commands[:k] + [words[:i]],
+                               pending.background[:k] + [False],
+                               pending.operators[:k] + [""]))
+            pending = Logical(words[i].line, pending.text, [words[i:]] + pending.commands[k + 1:],
+                              pending.background[k:], [*pending.operators[k:]])
+    return out
+
+
+def _continued_at(logical: Logical) -> tuple[int, int] | None:
+    """(command, word) where a second program starts on a later line of one command, at the
+    first word of its line; None when no command holds one."""
+    for k, words in enumerate(logical.commands):
+        found = programs.find([w.text for w in words])
+        if found is None:
+            continue
+        rest = programs.find([w.text for w in words[found[2]:]])
+        if rest is None:
+            continue
+        at = found[2] + rest[1]
+        i = at
+        while i > 0 and words[i - 1].line == words[at].line:
+            i -= 1
+        if i > 0:
+            return k, i
+    return None
+
+
 def _commands(lines: list[Logical], catalog_of, run_flags: dict[str, bool] | None = None,
               problems: list[tuple[int, str, str]] | None = None) -> list[Command]:
     """The commands of registered programs whose parser ``catalog_of(program)`` gives (None:
     not read); a line of flags the line above does not continue goes into ``problems``."""
     commands: list[Command] = []
+    lines = _split_continued(lines, problems)
     found_at = [[programs.find([w.text for w in words]) for words in logical.commands]
                 for logical in lines]
     for logical, found_here in zip(lines, found_at):
@@ -713,6 +762,7 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     ``--config FILE`` is read from ``base_dir`` (the checked file's folder), its options
     checked as flags; without the file a note says so once."""
     release = db.catalog.version if sglang is None else _release_catalog(db, sglang).version
+    diffusion_check.use(db)  # which CLI serves each model of the recipes
     context = {k: v for k, v in context.items() if v is not None}
     fixed = db.model(model_id) if model_id else (next(iter(db.models.values()))
                                                   if len(db.models) == 1 else None)
@@ -761,6 +811,8 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
     for i, (cmd, flags, model, catalog) in enumerate(zip(commands, all_flags, models,
                                                          catalogs)):
         found = _chain_findings(cmd)
+        for severity, rule, message in diffusion_check.notes(cmd):  # how its CLI was told
+            found.append(Finding(Severity(severity), rule, message, [], cmd.line))
         if cmd.tool is not None and id(cmd.tool) in absent:
             have = programs.instead(db, cmd.tool, release)
             found.append(Finding(Severity.error, "check.program-missing",
@@ -930,7 +982,11 @@ def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str 
     return out, (db.releases.resolve(rule.sglang) if rule.sglang else None)
 
 
-_RELEASE_TAG = re.compile(r"v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:-.*)?")
+# a release image's tag: the release, then the build's parts (CUDA or ROCm version, GPU, date,
+# architecture), as lmsysorg/sglang and lmsysorg/sglang-rocm tag their images
+_RELEASE_TAG = re.compile(r"v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
+                          r"(?:-(?:cu[0-9]+|rocm[0-9]+|mi[0-9]+x?|[0-9]{8}|amd64|arm64|aarch64"
+                          r"|x86_64|cann[0-9.]+|npu|a[0-9]))*")
 
 
 def _official_release(db: Database, image: str) -> str | bool:

@@ -45,6 +45,10 @@ RULES: tuple[Rule, ...] = (
          "a `\\` inside a comment: the command ends there.",
          "sglang serve --model-path m \\\n# the size\n  --tp-size 8",
          "Move the comment above the command."),
+    Rule("parse.continued-into-command", "error", "A `\\` ends a command's last line, so "
+         "the next line's program runs as its arguments; the two are then read as the two "
+         "commands they were meant to be.", "sglang serve --model-path m --page-size 64 \\\n"
+         "sglang serve --model-path m --tp-size 8", "Remove the last `\\`."),
     Rule("parse.no-command", "error", "No command of a known program and no curl request.",
          "echo hello", "Check the right text, or name the program as the docs run it."),
     # --- each program's parser (check.py, programs.py)

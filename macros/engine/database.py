@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from macros.engine import bench_serving, yamlfile
 from macros.engine.docker import option_problem
 from macros.engine.bounds import load_bounds
-from macros.engine.catalog import HISTORY, Catalog
+from macros.engine.catalog import DIFFUSION_HISTORY, HISTORY, Catalog
 from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import READER_PLACEHOLDERS
 from macros.engine.model import _FIELD, LANGS, Database, Model
@@ -130,14 +130,26 @@ def load_database(root: Path | str = RECIPES) -> Database:
     history = _load_history(catalog_dir / HISTORY, base)
     catalog = _load_catalog(catalog_dir / "sglang.json", "sglang", base, history)
     router = _load_catalog(catalog_dir / "sglang-router.json", "sglang-router", base)
+    # the diffusion server's CLI (sglang serve for a diffusion model), with its own history
+    diffusion_history = _load_history(catalog_dir / DIFFUSION_HISTORY, base)
+    diffusion = _load_catalog(catalog_dir / "sglang-diffusion.json", "sglang-diffusion", base,
+                              diffusion_history)
     bounds_doc = out.load(catalog_dir / "flag-bounds.yaml", base)
     if bounds_doc:
-        out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router)})
+        out.problems += load_bounds(bounds_doc, {c.package: c for c in (catalog, router,
+                                                                         diffusion)})
     shared_text = _load_text(out, catalog_dir, base)
     values_doc, reader_values = _load_reader_values(out, catalog_dir, base, shared_text) \
         if not out.problems else (None, [])  # a broken text file: its ids would all be unknown
     releases = _load_releases(out, catalog_dir, base, catalog, history)
     bench = _load_bench_releases(catalog_dir / HISTORY, base, releases)
+    try:
+        clis = {"llm": (catalog, releases),
+                "diffusion": (diffusion, Releases(diffusion_history, diffusion, []))}
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RecipeError([Problem(_rel(catalog_dir / DIFFUSION_HISTORY, base), None, None,
+                                   f"not a flag history ({type(exc).__name__}: {exc}); run "
+                                   "'recipes catalog'")]) from None
     # Every model is checked against the shared files; with one of them broken, that check
     # would only bury the real problem under follow-on errors.
     if out.problems:
@@ -149,8 +161,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
         raise RecipeError([Problem(str(root), None, None,
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
-        model = _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
-                            releases, bench, containers)
+        model = _load_model(out, model_dir, base, platforms, clis, router, shared_text, bench,
+                            containers)
         if model:
             models[model.id] = model
     if not out.problems and not models:
@@ -173,7 +185,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     if out.problems:
         raise RecipeError(out.problems)
     db = Database(root, platforms, containers, catalog, router, shared_text, models, releases,
-                  bench, reader_values)
+                  bench, reader_values, clis)
     from macros.engine.validate import check_calculator_cells  # it composes commands: needs the database
     check_calculator_cells(db, out, base)
     if out.problems:
@@ -382,8 +394,8 @@ def _check_fields(out, docs, key, tables) -> None:
                 f"text uses {sorted(en)}; keep the {{names}} the same")
 
 
-def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
-                releases: Releases, bench_releases, containers=None) -> Model | None:
+def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
+                bench_releases, containers=None) -> Model | None:
     docs = {}
     for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
         path = model_dir / f"{name}.yaml"
@@ -420,6 +432,7 @@ def _load_model(out, model_dir, base, platforms, catalog, router, shared_text,
     model = Model(info.id, model_dir, info, cells.cells, [], axes,
                   tuple(a.id for a in overlays.axes), rules, bench, merged)
     from macros.engine.validate import Validator  # validate.py reads this module's types and helpers
+    catalog, releases = clis[info.cli]  # the CLI the model declares judges its flags
     Validator(out, model, docs, platforms, catalog, router, releases, bench_releases,
               containers).run()
     return model

@@ -11,7 +11,7 @@ the site) imports this module, never the loader.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,23 @@ def branch_value_problem(spec: FlagSpec, values: tuple[str, ...],
     return value_problem(spec, values) if judged and _BRANCH_VALUE in judged else judged
 
 
+def branch_in(model, image: str | None) -> dict[str, dict]:
+    """The model's branch values that hold in a command for ``image`` (None: a stock release
+    chosen instead of the image's, where none holds): those naming that image, and those that
+    name none (the model's branch, wherever it runs). One object per model and image (the
+    releases' memo keys on it)."""
+    table = model.cache.setdefault("branch_in", {})
+    if image not in table:
+        out: dict[str, dict] = {}
+        for flag, values in model.info.branch_values.items():
+            for value, reader in values.items():
+                named = getattr(reader, "image", None)
+                if image is not None and named in (None, image):
+                    out.setdefault(flag, {})[value] = reader
+        table[image] = out
+    return table[image]
+
+
 def likely_typo(value: str, known) -> str | None:
     """The id of ``known`` that ``value`` is a slip of the keyboard for, or None. Hardware ids
     a digit or a letter apart name different products (mi300x and mi350x, h20 and h200, b200
@@ -167,6 +184,24 @@ class Database:
     bench_releases: bench_serving.BenchReleases
     # what the reader fills into commands (<rank> …), each declared once for every model
     reader_values: list[ReaderValue] = field(default_factory=list)
+    # every CLI a model may declare (model.yaml ``cli``) -> its pinned catalog and releases;
+    # ``catalog`` and ``releases`` above are the LLM server's, the default CLI
+    clis: dict[str, tuple[Catalog, Releases]] = field(default_factory=dict)
+    _views: dict[str, "Database"] = field(default_factory=dict, repr=False)
+
+    def serving(self, model: Model) -> "Database":
+        """This database as ``model``'s CLI sees it: ``catalog`` and ``releases`` are that
+        CLI's (the diffusion server's for a diffusion model), everything else is shared."""
+        kind = model.info.cli
+        if kind not in self.clis or self.clis[kind][0] is self.catalog:
+            return self
+        view = self._views.get(kind)
+        if view is None:
+            catalog, releases = self.clis[kind]
+            view = self._views[kind] = replace(self, catalog=catalog, releases=releases,
+                                               _views={})
+            view._views[kind] = view
+        return view
 
     def model(self, model_id: str) -> Model:
         if model_id not in self.models:

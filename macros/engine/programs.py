@@ -78,7 +78,8 @@ def find(words: Sequence[str]) -> tuple[Program, int, int] | None:
 
 def names(kind: str | None = None) -> list[str]:
     """The registered programs' names (of one kind), in the order they were registered."""
-    return [p.name for p in reversed(PROGRAMS) if kind is None or p.kind == kind]
+    return list(dict.fromkeys(p.name for p in reversed(PROGRAMS)  # one name, several CLIs
+                              if kind is None or p.kind == kind))
 
 
 def instead(db, program: Program, release: str) -> list[str]:

@@ -23,10 +23,11 @@ from macros.engine.conditions import attr as _attr
 from macros.engine.catalog import is_placeholder
 from macros.engine.check import cell_rules, check_state
 from macros.engine.model import Database
-from macros.engine.model import Model, likely_typo
+from macros.engine.model import Model, branch_in, likely_typo
 from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import Flag, env_name, parse_flag_text
-from macros.engine.results import (AxisState, Calculation, Caveat, EffectiveValue, OptionState, Resolution, SelectionError, TextRef)
+from macros.engine.results import (AxisState, Calculation, Caveat, Diagnostic, EffectiveValue, OptionState, Resolution, SelectionError, TextRef)
+from macros.engine.schema import Severity
 from macros.engine.schema import AVG_LEN_MAX, AVG_LEN_MIN, Axis, Calculator, Cell, Source
 from macros.engine.selection import Selection
 
@@ -254,6 +255,7 @@ def walk(db: Database, model_id: str, branch: Collection[str], compose: bool = T
     the edits of options that read nothing picked later (``_prefix_safe``) are worked out once
     per prefix, not once per selection."""
     model = db.model(model_id)
+    db = db.serving(model)  # the model's CLI: its catalog and releases
     deps, cache = _pick_memo(model)
     safe, options, axes = _prefix_safe(model), _option_index(model), model.axes
     # The axes after the last branch axis: per selection, so picked in one step, memoized by
@@ -478,6 +480,7 @@ def _where(match: dict[str, str]) -> str:
 
 def _select(db, sel: Selection, strict):
     model = db.model(sel.model)
+    db = db.serving(model)  # the model's CLI: its catalog and releases
     picks = dict(sel.picks)
     st = _cell_state(db, model, _pick_cell(db, model, sel.match, strict), sel.avg_len, strict)
     unknown = [k for k in picks if k not in model.axis_index]
@@ -947,7 +950,14 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     image = image_rule.image
     default = st.db.releases.resolve(image_rule.sglang)
     release = st.release or default
-    composed, flags, rewrites, env, span, changes, by_name = _command(st, model_name, release)
+    # the branch values that hold: the image's own, and none for a stock release chosen
+    branch = branch_in(st.model, image if release == default else None)
+    composed, flags, rewrites, env, span, changes, by_name = _command(st, model_name, release,
+                                                                     branch)
+    only = [f for f in flags if f.values and f.name in branch and not st.db.releases.accepts(
+        release, f) and st.db.releases.accepts(release, f, branch)]
+    if only:  # a branch build's own value: that image, never a stock range
+        span = None
     calculations = []
     for calc in info.calculators:
         reason, value = st.calc_reason(calc), st.calc_value(calc)
@@ -969,7 +979,8 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             "router_port": str(info.pd.router.port)}))
     hints += [_text(st.model, h, common) for h in st.hints]
     caveats = _caveats(st, calculations) + _migrated(st, rewrites, release) + \
-        _release_caveats(st, flags, span, release, default, image, image_rule.sglang)
+        _release_caveats(st, flags, span, release, default, image, image_rule.sglang, branch,
+                         only)
     status = st.cell.status.value
     if changes is not None:
         status = "derived"
@@ -978,7 +989,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     known = {k: ("" if v is None else v) for k, v in st.picks.items()}
     known["nodes"] = st.nodes
     diagnostics = check_state(st.db, st.model, st.match, known, by_name, dict(st.env_items),
-                              st.cell, release)
+                              st.cell, release) + _branch_elsewhere(st, flags, release, branch)
     return Resolution(
         model=st.model.id, hw=st.hw, match=dict(st.match), pd=pd,
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
@@ -991,11 +1002,13 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         sglang=release,
         sglang_span=span,
         sglang_default=default,
+        sglang_image=image if only else None,
+        branch_only=[f.text() for f in only],
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, composed),
         axes=axis_states)
 
 
-def _command(st: _State, model_name: str, release: str) -> tuple:
+def _command(st: _State, model_name: str, release: str, branch: dict) -> tuple:
     """What depends only on the composed command, its cell, served name and release: the
     flags with placeholders filled (``composed``), as the release spells them, the rewrites,
     the env, the span of releases, what differs from the verified commands (None: nothing,
@@ -1012,7 +1025,7 @@ def _command(st: _State, model_name: str, release: str) -> tuple:
         composed.append(f)
     flags, rewrites = st.db.releases.migrate(composed, release)
     env = [f"{k}={_fill(v, values)}" for k, v in st.env_items]
-    span = st.db.releases.span(flags, release, st.model.info.branch_values)
+    span = st.db.releases.span(flags, release, branch)
     changes = _derived(st, [f.text() for f in flags], env) \
         if st.cell.status.value == "verified" and st.check_shape else None
     return composed, flags, rewrites, env, span, changes, {f.name: f.values for f in flags}
@@ -1135,18 +1148,38 @@ def _migrated(st: _State, rewrites, release: str) -> list[Caveat]:
     return out
 
 
+def _branch_elsewhere(st: _State, flags: list[Flag], release: str, branch: dict
+                      ) -> list[Diagnostic]:
+    """A value only a branch image has, in a command for another image or a stock release."""
+    out = []
+    for f in flags:
+        readers = st.model.info.branch_values.get(f.name, {})
+        if not f.values or not all(v in readers for v in f.values) or f.name in branch \
+                or st.db.releases.accepts(release, f):
+            continue
+        images = sorted({getattr(readers[v], "image", None) or "" for v in f.values} - {""})
+        out.append(Diagnostic(severity=Severity.error, rule="release.branch-only",
+                              flags=[f.name], message=TextRef(id="release.branch-only", fields={
+                                  "flag": f.text(), "release": release,
+                                  "images": ", ".join(images) or "?"})))
+    return out
+
+
 def _release_caveats(st: _State, flags: list[Flag], span, release: str, default: str,
-                     image: str, image_release: str | None) -> list[Caveat]:
-    """A release other than the image's: which image it is not; and each flag the release
-    refuses, with the releases that take it (a value SGLang checks at start-up included)."""
-    out: list[Caveat] = []
+                     image: str, image_release: str | None, branch: dict,
+                     only: list[Flag]) -> list[Caveat]:
+    """A release other than the image's: which image it is not; a value only the image has;
+    and each flag the release refuses, with the releases that take it (a value SGLang checks
+    at start-up included)."""
+    out: list[Caveat] = [Caveat(kind="release", flag=f.name, text=TextRef(
+        id="release.branch", fields={"flag": f.text(), "image": image})) for f in only]
     if release != default:
         fields = {"release": release, "image": image, "default": default}
         out.append(Caveat(kind="release", text=TextRef(
             id="release.chosen" if image_release is not None else "release.chosen.branch",
             fields=fields)))
     if span is None:
-        releases, branch = st.db.releases, st.model.info.branch_values
+        releases = st.db.releases
         for f in flags:
             if releases.accepts(release, f, branch):
                 continue

@@ -94,6 +94,9 @@ class Resolution(Frozen):
     # the consecutive releases around it that accept every flag (None: it refuses one)
     sglang_span: tuple[str, str] | None
     sglang_default: str | None = None  # the release of the cell's image (when another is chosen)
+    # a branch build's own values the command uses (then valid in that image only, no range)
+    sglang_image: str | None = None
+    branch_only: list[str] = []
     hints: list[TextRef]
     env: list[str]
     program: str

@@ -6,12 +6,16 @@ ints, floats and bools are strict (no ``"8"`` for 8, no NaN). The request-length
 exported with the calculator constants, so the CLI and the Playground read the same ones.
 References between files (a cell naming a hardware id, a text id with no Korean) are checked
 in ``database.py``, which has all files at hand. Must not do I/O.
+
+Size: one model class per file of the database, and the value domains they share (bounds,
+closed sets, the condition type); split by file, every part would import the shared domains
+back, and a maintainer reads one file's shape in one place.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, computed_field,
                       field_validator, model_validator)
@@ -75,6 +79,7 @@ class Source(str, Enum):
 Arch = Literal[
     "blackwell",  # SM100/103 data-centre parts and the SM120/121 workstation ones (tell by sm)
     "hopper",
+    "ada", "ampere",  # SM89 cards (RTX 4090, RTX 6000 Ada …), SM86 cards (RTX 3090, RTX 3060)
     "cdna3",  # MI300X (gfx942)
     "cdna4",
     "ascend",
@@ -194,6 +199,13 @@ class Round(Strict):
 class NameRule(Strict):
     when: Condition
     name: str
+
+
+class BranchValue(Strict):
+    """A flag value only one branch image has: valid in a command for that image only."""
+
+    image: NonEmpty  # one of the model's docker_images that names no release (a branch build)
+    why: NonEmpty  # what in that image reads it
 
 
 class ImageRule(Strict):
@@ -358,8 +370,19 @@ class Api(Strict):
     tool_call_parser: NonEmpty | None = None  # a choice of --tool-call-parser; None: no tool calls
 
 
+Cli = Literal["llm", "diffusion"]  # served through sglang.json's CLI or sglang-diffusion.json's
+
+
+class MediaRequest(Strict):
+    """A diffusion job (video-job): POST body+model to endpoint, poll endpoint/<id>, get content."""
+    kind: Literal["video-job"]
+    endpoint: str = Field(pattern=r"^/v1/[a-z][a-z0-9/_-]*[a-z0-9]$")
+    body: dict[str, Any] = Field(min_length=1)
+
+
 class ModelFile(Strict):
     id: str
+    cli: Cli = "llm"  # the CLI that serves it: its cells' flags are checked by that catalog
     name: str
     summary: str
     about: list[Fact] = []  # what the model is, above the quick start; checkpoints are added
@@ -369,7 +392,8 @@ class ModelFile(Strict):
     rounds: list[Round] = []
     enumerate: list[str] = []
     model_names: list[NameRule]
-    api: Api
+    api: Api | None = None  # an LLM's OpenAI API (validate.py: required for cli llm)
+    request: MediaRequest | None = None  # a diffusion model's request (required for diffusion)
     docker_images: list[ImageRule]
     placeholders: dict[str, str]
     pd: PD | None = None
@@ -379,7 +403,7 @@ class ModelFile(Strict):
     # flag -> value -> who reads it: values the pinned release refuses but the model's branch
     # (or image) accepts. A missing reason (None) is told apart in database.py, which says
     # what to write; it checks the rest against the catalog too.
-    branch_values: dict[str, dict[str, str | None]] = {}
+    branch_values: dict[str, dict[str, str | BranchValue | None]] = {}
 
 
 # --- recipes/<model>/cells.yaml

@@ -28,7 +28,7 @@ from macros.engine.errors import choices_hint
 from macros.engine.docker import option_problem
 from macros.engine.flags import Flag, parse_flag_text
 from macros.engine.releases import Releases
-from macros.engine.schema import Cell, Platform, Status, constant_problem
+from macros.engine.schema import BranchValue, Cell, Platform, Status, constant_problem
 
 
 _RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?![\w.])")
@@ -447,7 +447,14 @@ class Validator:
                     self.out.add(self.docs[d], p + (value,), f"'{value}' is already a valid "
                                  f"value of {name} in {catalog.package} {catalog.version}; "
                                  "delete it from branch_values")
-                if reason is None or not reason.strip():
+                if isinstance(reason, BranchValue):
+                    branch = {r.image for r in self.m.info.docker_images if r.sglang is None}
+                    if reason.image not in branch:
+                        self.out.add(self.docs[d], p + (value, "image"), f"branch value "
+                                     f"'{value}' of {name}: '{reason.image}' is not a branch "
+                                     "image of the model (a docker_images entry without "
+                                     f"'sglang'; {choices_hint(reason.image, sorted(branch))})")
+                elif reason is None or not reason.strip():
                     self.out.add(self.docs[d], p + (value,), f"branch value '{value}' of {name} "
                                  "gives no reason: say who reads it (the branch or image that "
                                  "accepts it)")
@@ -592,7 +599,7 @@ class Validator:
                              f"({choices_hint(axis_id, axis_ids)})")
         for i, rule in enumerate(info.model_names):
             self.condition(d, ("model_names", i, "when"), rule.when)
-        self._api()
+        self._cli()
         for i, rule in enumerate(info.docker_images):
             self.condition(d, ("docker_images", i, "when"), rule.when)
             self.release(d, ("docker_images", i, "sglang"), rule.sglang, image=True)
@@ -616,6 +623,31 @@ class Validator:
         if problem:
             self.out.add(self.docs[doc], path, f"{problem} (run_flags: "
                          f"{', '.join(self.containers.run_flags)})")
+
+    def _cli(self) -> None:
+        """What the model's CLI serves: an LLM answers the OpenAI API (``api``), a diffusion
+        server takes a media job (``request``); neither takes the other's block, and only the
+        LLM server has a PD router (sglang_router fronts LLM servers only)."""
+        info, doc = self.m.info, self.docs["model"]
+        wants, other = ("api", "request") if info.cli == "llm" else ("request", "api")
+        if getattr(info, wants) is None:
+            self.out.add(doc, ("cli",), f"a model served by the {info.cli} CLI needs '{wants}': "
+                         + ("the OpenAI API its server answers (inputs, reasoning, tool calls)"
+                            if wants == "api" else "the request its server takes (kind "
+                            "video-job, endpoint, body)"))
+        if getattr(info, other) is not None:
+            self.out.add(doc, (other,), f"'{other}' is for a model of the "
+                         f"{'diffusion' if other == 'request' else 'llm'} CLI; this one's cli "
+                         f"is {info.cli} (write '{wants}' instead)")
+        if info.cli != "llm" and info.pd is not None:
+            self.out.add(doc, ("pd",), f"the {info.cli} CLI has no PD router "
+                         "(python3 -m sglang_router.launch_router fronts LLM servers): "
+                         "delete 'pd'")
+        if info.request is not None and "model" in info.request.body:
+            self.out.add(doc, ("request", "body", "model"), "leave 'model' out of the body: "
+                         "it is the served name of the selection (model_names)")
+        if info.api is not None:
+            self._api()
 
     def _api(self) -> None:
         """The API block names parsers the pinned release (or the model's branch) has, efforts

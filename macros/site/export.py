@@ -52,6 +52,7 @@ def _strings(value: Any, out: set[str]) -> None:
 
 def export_model(db: Database, model_id: str, lang: str) -> dict:
     model = db.model(model_id)
+    db = db.serving(model)  # the model's CLI: its catalog and releases
     info = model.info.model_dump(mode="json")
     cells = []
     for cell, flags in zip(model.cells, model.cell_flags):

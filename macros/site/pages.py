@@ -182,12 +182,13 @@ class Site:
             raise MacroError(f"generated command for {where} fails its check: " +
                              "; ".join(render.diagnostic_text(self.db, model, d, "en")
                                        for d in errors))
-        if res.sglang_span is None:
+        if res.sglang_span is None and not res.branch_only:
             raise MacroError(f"generated command for {where} is written for sglang {res.sglang}, "
                              "which refuses one of its flags: give its image the release it "
                              "ships (docker_images 'sglang') or change the command")
+        releases = self.db.serving(self.db.model(res.model)).releases  # the model's CLI
         for flag in res.flags:
-            removal = self.db.releases.removal(res.sglang, flag.name)
+            removal = releases.removal(res.sglang, flag.name)
             if removal and expiring(removal, today()):
                 raise MacroError(
                     f"generated command for {where} depends on {flag.name}, which sglang "
@@ -246,6 +247,9 @@ class Site:
         return "\n".join(out)
 
     def _span_text(self, res: Resolution) -> str:
+        if res.branch_only:  # a branch build's own value: that image, never a stock range
+            return self.t("ui.sglang-image", image=res.sglang_image,
+                          flags=", ".join(res.branch_only), release=res.sglang)
         first, last = res.sglang_span
         if first == last:
             return self.t("ui.sglang-one", release=res.sglang)
@@ -522,7 +526,7 @@ class Site:
             said = _prose(self.t("bench.serve.same"))
         # labels, not fence titles: superfences ends a titled fence at a ``` inside it
         blocks = [f"*{_md(self.t('bench.serve'))}*", ""] if res.rows else []
-        judged = self.db.catalog.version if run.refused else None
+        judged = self.db.serving(model).catalog.version if run.refused else None
         blocks += [_directive(model.id, run.command, release=judged), "",
                    _fence(render.command_text(self.db, model, run.command, self.lang))]
         release = f" sglang={res.sglang}" if res.sglang else ""
@@ -601,7 +605,7 @@ class Site:
                        for _, hws in shapes]
             flags = {f.name: f.value for f in results[0].flags}
             layout = [f"{r.nodes}×{per_node}" for r, (per_node, _) in zip(results, shapes)]
-            sizes = [self.db.catalog.role_value(flags, role) or "1"
+            sizes = [self.db.serving(model).catalog.role_value(flags, role) or "1"
                      for role in ("tensor-parallel", "data-parallel")]
             rows.append("| " + " | ".join([_cell_text(option.id), *layout,
                                            *map(_cell_text, sizes)]) + " |")

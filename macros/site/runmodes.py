@@ -37,6 +37,7 @@ def _option(text: str) -> str:
 
 
 def server_port(db: Database, res: Resolution) -> str:
+    db = db.serving(db.model(res.model))  # the port role of the model's CLI
     names = db.catalog.role_flags("port")
     given = [f.value for f in res.flags if f.name in names and f.value]
     return given[-1] if given else str(db.catalog.flags[names[0]].default)
@@ -90,8 +91,35 @@ def _message(db: Database, model: Model, lang: str) -> str:
     return json.dumps(db.t(lang, "ui.run.message", model), ensure_ascii=False)
 
 
+def literal(value, python: bool = False) -> str:
+    """A JSON value as one line (``", "`` and ``": "`` between items), or as the Python literal
+    of the same value (``True``, ``None``); ``render.js`` writes the same text."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {literal(v, python)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v, python) for v in value) + "]"
+    if python and (value is None or isinstance(value, bool)):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _job_body(model: Model, res: Resolution) -> dict:
+    return {"model": res.model_name, **model.info.request.body}
+
+
+def _job_url(db: Database, model: Model, res: Resolution) -> str:
+    return f"http://{HOST}:{client_port(db, model, res)}{model.info.request.endpoint}"
+
+
 def curl_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
-    """One chat request to the server (the router for a PD server) with the served name."""
+    """One chat request to the server (the router for a PD server) with the served name; for a
+    diffusion model, the job its request submits (``model.yaml`` ``request``)."""
+    if model.info.request is not None:
+        lines = [f"curl -sS -X POST {quote(_job_url(db, model, res))}",
+                 f"{render.INDENT}-H {quote('Content-Type: application/json')}",
+                 f"{render.INDENT}-d {quote(literal(_job_body(model, res)))}"]
+        return "\n".join([line + " \\" for line in lines[:-1]] + [lines[-1]])
     url = f"http://{HOST}:{client_port(db, model, res)}/v1/chat/completions"
     body = (f'{{"model": {json.dumps(res.model_name, ensure_ascii=False)}, "messages": '
             f'[{{"role": "user", "content": {_message(db, model, lang)}}}]}}')
@@ -101,7 +129,31 @@ def curl_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
 
 
 def python_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
-    """The same request through the OpenAI Python client."""
+    """The same request through the OpenAI Python client; for a diffusion model's job, with
+    the standard library: submit, poll until it is done, download what it made."""
+    if model.info.request is not None:
+        body = _job_body(model, res)
+        return "\n".join([
+            "import json",
+            "import time",
+            "import urllib.request",
+            "",
+            f"url = {json.dumps(_job_url(db, model, res))}",
+            "body = {",
+            *[f"    {json.dumps(k, ensure_ascii=False)}: {literal(v, True)},"
+              for k, v in body.items()],
+            "}",
+            "request = urllib.request.Request(url, data=json.dumps(body).encode(),",
+            '                                 headers={"Content-Type": "application/json"})',
+            "job = json.load(urllib.request.urlopen(request))",
+            'while job["status"] not in ("completed", "failed"):',
+            "    time.sleep(5)",
+            "    job = json.load(urllib.request.urlopen(f\"{url}/{job['id']}\"))",
+            'if job["status"] == "failed":',
+            '    raise SystemExit(f"generation failed: {job}")',
+            "content = urllib.request.urlopen(f\"{url}/{job['id']}/content\").read()",
+            'print(job["id"], len(content), "bytes")',
+        ])
     base = f"http://{HOST}:{client_port(db, model, res)}/v1"
     return "\n".join([
         "from openai import OpenAI",

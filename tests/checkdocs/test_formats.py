@@ -231,3 +231,11 @@ def test_this_projects_own_pages_pass_the_file_reader(cli):
     root = Path(__file__).resolve().parents[2]
     r = cli("check", "--severity", "error", str(root / "docs" / "en"), str(root / "docs" / "ko"))
     assert (r.code, r.out) == (0, ""), r.out
+
+
+def test_a_bash_cells_directive_may_follow_its_magic_line():
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": ["%%bash\n", "# check: skip\n", "sglang serve --nope\n"]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    [block] = sources.notebook_blocks("n.ipynb", json.dumps(nb))
+    assert block.skip

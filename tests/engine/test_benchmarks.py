@@ -17,8 +17,9 @@ from macros.engine.database import load_database
 from macros.site.pages import Site
 
 ROOT = Path(__file__).resolve().parents[2]
+# the models that publish benchmark results (benchmarks.yaml is optional)
 MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
-                if p.is_dir() and p.name != "catalog")
+                if p.is_dir() and p.name != "catalog" and (p / "benchmarks.yaml").is_file())
 FLASH = {"gpqa_diamond": ("bench.gpqa-diamond", "GPQA Diamond", 88.1),
          "aime25": ("bench.aime25", "AIME25", 95),
          "gsm8k": ("bench.gsm8k", "GSM8K (1-shot)", 96.13)}

@@ -91,7 +91,8 @@ def test_a_release_image_of_the_official_repository_is_no_foreign_image(db):
     for tag in ("latest", f"v{db.catalog.version}-cu129", db.releases.order[0]):
         found = [f.rule for f in check_text(db, _docker(f"{repo}:{tag}"))]
         assert "docker.foreign-image" not in found, tag
-    assert "docker.foreign-image" in [f.rule for f in check_text(db, _docker(f"{repo}:nonsense"))]
+    for tag in ("nonsense", f"v{db.catalog.version}-cu129-foreign"):
+        assert "docker.foreign-image" in [f.rule for f in check_text(db, _docker(f"{repo}:{tag}"))]
     assert "docker.foreign-image" in [f.rule for f in check_text(db, _docker("example/x:1"))]
 
 

@@ -103,3 +103,24 @@ def test_an_abbreviation_is_said_once_per_flag_with_its_fix(db):
     got = [f for f in check_text(db, text) if f.rule == "catalog.abbreviated-flag"]
     assert [f.flags for f in got] == [["--tp", "--tp-size"], ["--dp", "--dp-size"]]
     assert "write --tp-size" in got[0].message
+
+
+def test_a_page_says_each_note_once_however_many_blocks_repeat_it(cli, tmp_path):
+    """``recipes check PAGE``: the model nobody can tell and an abbreviation are said once per
+    file, not once per block."""
+    block = "```bash\nsglang serve --model-path nobody/knows --tp 2\n```\n\n"
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\n" + block * 3, encoding="utf-8")
+    r = cli("check", str(page), "--format", "json")
+    rules = [d["rule"] for d in r.json()["diagnostics"]]
+    assert rules.count("check.model-unknown") == 1
+    assert rules.count("catalog.abbreviated-flag") == 1
+
+
+def test_a_backslash_that_runs_on_into_the_next_command_is_named_and_both_are_checked(db):
+    text = ("python -m sglang.launch_server --model-path m --page-size \\\n"
+            "python -m sglang.launch_server --model-path m --enable-dp-attention\n")
+    got = found(db, text)
+    assert [r for _, r, _ in got] == ["parse.continued-into-command", "catalog.bad-value",
+                                      "catalog.deprecated-flag"]
+    assert "end line 1 without" in got[0][2] and "--page-size needs a value" in got[1][2]

@@ -85,10 +85,10 @@ def test_added_flags_and_the_bench_port_follow_a_renamed_port_flag(recipes_copy,
     from macros.engine.selections import resolve_all
     from macros.engine import served
 
-    new = "--grpc-port"  # a real port flag of the catalog stands in for the new spelling
-    rename_port(recipes_copy, new)
+    # a real port flag of the model's catalog stands in for the new spelling
+    new = rename_port(recipes_copy)[model_id]
     db = load_database(recipes_copy)
-    assert new in db.catalog.role_flags("port")
+    assert new in db.serving(db.model(model_id)).catalog.role_flags("port")
     ended = 0
     for _, res in resolve_all(db, model_id):
         names = [f.name for f in res.flags]

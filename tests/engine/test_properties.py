@@ -161,4 +161,5 @@ def test_a_condition_reads_no_context_key_beyond_the_keys_it_names(db, model_id,
             assert cond.holds(ctx) in (True, False, None)
             assert ctx.asked <= cond.keys(), (cond, ctx.asked - cond.keys())
             asked += len(ctx.asked)
-    assert asked > 0 and len(conds) >= 10 and len(contexts) > 100  # the data and the sample are not trivial
+    # the sample is not trivial, and the model has conditions to ask (how many is its own)
+    assert asked > 0 and conds and len(contexts) > 100

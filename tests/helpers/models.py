@@ -13,6 +13,9 @@ MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
                 if p.is_dir() and p.name != "catalog")
 _INFO = {m: yaml.safe_load((ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8"))
          for m in MODELS}
+# Models that publish benchmark results (benchmarks.yaml, optional): the results' pages are
+# tested on these; a model without the file has no results to show.
+BENCHMARKED = [m for m in MODELS if (ROOT / "recipes" / m / "benchmarks.yaml").is_file()]
 # Models that declare calculators: their properties are tested on these.
 CALCULATED = [m for m in MODELS if _INFO[m].get("calculators")]
 # Models whose calculators read a request length: the avg_len inputs are tested on these.
@@ -48,7 +51,8 @@ def unused_choice_flag(db, model_id: str) -> str:
     """A one-value flag with choices that no file of the model names, so no rule reads it."""
     text = "".join(p.read_text(encoding="utf-8")
                    for p in sorted((ROOT / "recipes" / model_id).glob("*.yaml")))
-    return next(name for name, spec in sorted(db.catalog.flags.items())
+    catalog = db.serving(db.model(model_id)).catalog  # the CLI that serves the model
+    return next(name for name, spec in sorted(catalog.flags.items())
                 if spec.choices and spec.nargs is None and spec.takes_value
                 and BRANCH_VALUE not in spec.choices and name not in text)
 
@@ -92,16 +96,31 @@ def add_calculator(root: Path, model_id: str, not_on: str) -> None:
     edit_yaml(root / model_id / "rules.yaml", rules)
 
 
-def rename_port(root: Path, new: str) -> None:
-    """A copy where the server's port flag is spelt ``new`` (its role in flag-bounds.yaml
-    lists it first) and the cells give no --host: only the port role then says where a
-    command ends (resolve._splice) and which port a benchmark aims at (served._port)."""
+# A real port flag of each server catalog that stands in for a later release's new spelling.
+OTHER_PORT = {"sglang": "--grpc-port", "sglang-diffusion": "--master-port"}
+
+
+def rename_port(root: Path, new: dict[str, str] | None = None) -> dict[str, str]:
+    """A copy where each server catalog's port flag is spelt ``new[package]`` (its role in
+    flag-bounds.yaml lists it first) and the cells give no --host: only the port role then
+    says where a command ends (resolve._splice) and which port a benchmark aims at
+    (served._port). Returns each model's new spelling (by the package of its CLI)."""
+    from macros.engine.database import load_database
+    new = new or OTHER_PORT
+    db = load_database(root)
+    package = {m: db.serving(db.model(m)).catalog.package for m in MODELS}
+
     def roles(data: dict) -> None:
-        data["roles"]["sglang"]["port"] = [new, *data["roles"]["sglang"]["port"]]
+        for name, flag in new.items():
+            if name in data["roles"]:
+                data["roles"][name]["port"] = [flag, *data["roles"][name]["port"]]
     edit_yaml(root / "catalog" / "flag-bounds.yaml", roles)
     for model_id in MODELS:
+        flag = new[package[model_id]]
+
         def cells(data: dict) -> None:
             for cell in data["cells"]:
-                cell["flags"] = [f.replace("--port ", new + " ", 1) if f.startswith("--port ")
+                cell["flags"] = [f.replace("--port ", flag + " ", 1) if f.startswith("--port ")
                                  else f for f in cell["flags"] if not f.startswith("--host ")]
         edit_yaml(root / model_id / "cells.yaml", cells)
+    return {m: new[package[m]] for m in MODELS}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -150,16 +151,36 @@ def _evaluate_bench(example, db, directive: dict, source: str, kind, lang) -> st
         f"{where}: {message}" for message in found) if found else None
 
 
+_LOCAL = re.compile(r"^http://(?:localhost|127\.0\.0\.1):[0-9]+(?P<path>/v1/.*)$")
+
+
 class _Redirect:
-    """Points every OpenAI client a snippet creates at the stand-in server."""
+    """Points every OpenAI client a snippet creates at the stand-in server, and every
+    ``urllib.request`` call to a local server's ``/v1/`` (a diffusion model's job client)."""
 
     def __init__(self, server: StandInServer):
         self.server = server
         self.original = openai.OpenAI
+        self.original_urlopen = urllib.request.urlopen
         self.base_urls: list[str | None] = []
 
     def __enter__(self):
         redirect = self
+
+        def urlopen(url, *args, **kwargs):
+            target = url.full_url if isinstance(url, urllib.request.Request) else url
+            local = _LOCAL.match(target)
+            if local is None:
+                raise AssertionError(f"{target!r} is not a documented local server")
+            moved = redirect.server.url.rstrip("/") + local.group("path")
+            if isinstance(url, urllib.request.Request):
+                url = urllib.request.Request(moved, data=url.data, headers=dict(url.headers),
+                                             method=url.get_method())
+            else:
+                url = moved
+            return redirect.original_urlopen(url, *args, **kwargs)
+
+        urllib.request.urlopen = urlopen
 
         class RedirectedOpenAI(self.original):  # type: ignore[misc, valid-type]
             def __init__(self, *args, base_url=None, **kwargs):
@@ -172,6 +193,7 @@ class _Redirect:
 
     def __exit__(self, *exc):
         openai.OpenAI = self.original
+        urllib.request.urlopen = self.original_urlopen
 
 
 def evaluate_python(example) -> str | None:

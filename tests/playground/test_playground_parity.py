@@ -376,7 +376,7 @@ def test_a_renamed_port_flag_ends_the_playgrounds_commands_as_pythons(model_id, 
     flag is spelt otherwise, every cell's command and docker line are Python's."""
     from macros.engine.database import load_database
 
-    rename_port(recipes_copy, "--grpc-port")
+    new = rename_port(recipes_copy)[model_id]
     db = load_database(recipes_copy)
     batch = list(deployment_selections(db, model_id))[:60]
     (tmp_path / "sel.json").write_text(json.dumps(batch), encoding="utf-8")
@@ -386,6 +386,6 @@ def test_a_renamed_port_flag_ends_the_playgrounds_commands_as_pythons(model_id, 
     results = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"]
     for selection, got in zip(batch, results):
         want = _expected(db, model_id, selection)
-        assert "--grpc-port" in want["command_en"]
+        assert new in want["command_en"]
         assert got["command_en"] == want["command_en"], selection
         assert got["docker_en"] == want["docker_en"], selection

@@ -1,6 +1,7 @@
 """What the stand-in serves, read from the recipe database.
 
-Owns the step from each model's ``api`` block and ``model_names`` to the
+Owns the step from each model's ``api`` block (or a diffusion model's ``request``) and
+``model_names`` to the
 ``ServedModel`` entries the server takes: one per served name, with the inputs
 of ``inputs_by_name`` where the block gives that name its own. Must not import
 the engine: it reads the database object it is handed, so the server stays
@@ -19,8 +20,14 @@ def served_models(db: Any) -> list[ServedModel]:
     out: list[ServedModel] = []
     for model in db.models.values():
         info = model.info
+        names = dict.fromkeys(rule.name for rule in info.model_names)
+        if info.request is not None:  # a diffusion server: its media job, no chat
+            request = {"endpoint": info.request.endpoint, "body": dict(info.request.body)}
+            out += [ServedModel(served_name=name, model=model.id, name=info.name, inputs=(),
+                                tool_calls=False, request=request) for name in names]
+            continue
         api, reasoning = info.api, info.api.reasoning
-        for name in dict.fromkeys(rule.name for rule in info.model_names):
+        for name in names:
             out.append(
                 ServedModel(
                     served_name=name,

@@ -15,7 +15,9 @@ enough for the real ``openai`` client:
   so the parsers differ here only in what the API block says: which efforts
   there are, whether a ``chat_template_kwargs`` switch turns thinking on, and
   whether tool calls are parsed at all;
-* ``GET /health`` answers 200 with an empty body, like SGLang.
+* ``GET /health`` answers 200 with an empty body, like SGLang;
+* for a diffusion model's served names, its media job (``media.py``): ``POST /v1/videos``,
+  ``GET /v1/videos/{id}`` and ``GET /v1/videos/{id}/content``.
 
 Requests are validated the way a real server of the named model would (model
 id, roles, ``reasoning_effort`` among the model's efforts, ``n``, tool schemas,
@@ -44,6 +46,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from . import media
+
 # Fixed timestamp so that responses are byte-for-byte reproducible.
 CREATED = 1_750_000_000
 VALID_ROLES = ("system", "user", "assistant", "tool")
@@ -71,6 +75,9 @@ class ServedModel:
     # thinks (when it has efforts).
     thinking_switch: str | None = None
     tool_calls: bool = True  # served with a tool-call parser
+    # A diffusion server's job instead of chat (model.yaml ``request``): its endpoint and the
+    # body it takes (media.py); None: the name serves the chat API.
+    request: dict[str, Any] | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -908,7 +915,13 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         owner = self.server.owner
         routes = {"/health": ("GET",), "/v1/models": ("GET",), "/v1/chat/completions": ("POST",)}
+        endpoints = {m.request["endpoint"] for m in owner.models.values() if m.request}
+        routes.update({e: ("POST",) for e in endpoints})
         allowed = routes.get(path)
+        job_path = next(((e, path[len(e) + 1:]) for e in endpoints
+                         if path.startswith(e + "/")), None)
+        if allowed is None and job_path is not None:
+            allowed = ("GET",)
         if allowed is None and path.startswith("/v1/models/"):
             allowed = ("GET",)
         if allowed is None:
@@ -943,9 +956,45 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _model_not_found(model_id)
             self._send_json(200, owner.model_card(model_id))
             return
+        if job_path is not None:
+            self._job(*job_path)
+            return
         if body_error:
             raise _bad_request(body_error, code="invalid_json")
+        if path in endpoints:
+            self._submit(path, body)
+            return
         self._chat(body, record)
+
+    def _submit(self, endpoint: str, body: Any) -> None:
+        """A media job (media.py): a served name of this endpoint, the declared body's fields."""
+        owner = self.server.owner
+        model = body.get("model") if isinstance(body, dict) else None
+        served = owner.models.get(model) if isinstance(model, str) else None
+        if served is None:
+            raise _model_not_found(model)
+        if not served.request or served.request["endpoint"] != endpoint:
+            raise _bad_request(f"{model} does not serve {endpoint}", param="model")
+        errors = media.body_errors(served.request["body"], body)
+        if errors:
+            raise _bad_request("; ".join(errors))
+        self._send_json(200, owner.jobs.submit(model, endpoint))
+
+    def _job(self, endpoint: str, rest: str) -> None:
+        owner = self.server.owner
+        job_id, _, tail = rest.partition("/")
+        job = owner.jobs.get(endpoint, job_id)
+        if job is None or tail not in ("", "content"):
+            raise APIError(404, f"Not Found: {endpoint}/{rest}", type_="not_found_error",
+                           code="not_found")
+        if not tail:
+            self._send_json(200, job)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "video/mp4")
+        self.send_header("Content-Length", str(len(media.CONTENT)))
+        self.end_headers()
+        self.wfile.write(media.CONTENT)
 
     def _chat(self, body: Any, record: RecordedRequest) -> None:
         owner = self.server.owner
@@ -959,6 +1008,9 @@ class _Handler(BaseHTTPRequestHandler):
         served = owner.models.get(model)
         if served is None:
             raise _model_not_found(model)
+        if served.request:
+            raise _bad_request(f"{model} is a diffusion model: it takes jobs at "
+                               f"{served.request['endpoint']}, not chat", param="model")
         images = _validate_messages(body.get("messages"), served)
         effort = _validate_reasoning(body, served)
         n = body.get("n")
@@ -1123,6 +1175,7 @@ class StandInServer:
         self.latency = latency
         self._requested_port = port
         self.requests: list[RecordedRequest] = []
+        self.jobs = media.Jobs()  # the media jobs of diffusion names
         self.max_in_flight = 0  # most chat completions seen running at once
         self._lock = threading.Lock()
         self._active = 0

@@ -40,20 +40,40 @@ export function migratedCaveats(st, rewrites, release) {  // resolve._migrated
   return out;
 }
 
-export function releaseCaveats(st, flags, release, fallback, image, imageRelease) {  // resolve._release_caveats
-  var data = st.data, out = [];
+export function releaseCaveats(st, flags, release, fallback, image, imageRelease, branch, only) {  // resolve._release_caveats
+  var data = st.data, out = only.map(function (f) {
+    return { kind: 'release', flag: f.name, text: { id: 'release.branch', fields: { flag: flagText(f), image: image } } };
+  });
   if (release !== fallback) {
     out.push({ kind: 'release', flag: null, text: { id: imageRelease ? 'release.chosen' : 'release.chosen.branch',
                                                     fields: { release: release, image: image, 'default': fallback } } });
   }
   flags.forEach(function (f) {
-    if (accepts(data, release, f)) return;
-    var took = taking(data, f), fields = { flag: flagText(f), release: release }, id;
+    if (accepts(data, release, f, branch)) return;
+    var took = taking(data, f, branch), fields = { flag: flagText(f), release: release }, id;
     var order = data.releases.order;
     if (!took.length) id = 'release.refused.none';
     else if (took.join('|') === order.slice(order.indexOf(took[0])).join('|')) { id = 'release.refused'; fields.first = took[0]; }
     else { id = 'release.refused.ranges'; fields.releases = ranges(data, took); }
     out.push({ kind: 'release', flag: f.name, text: { id: id, fields: fields } });
+  });
+  return out;
+}
+
+export function branchElsewhere(st, flags, release, branch) {  // resolve._branch_elsewhere
+  var data = st.data, all = data.model.branch_values || {}, out = [];
+  flags.forEach(function (f) {
+    var readers = get(all, f.name) || {};
+    if (!f.values.length || !f.values.every(function (v) { return has(readers, v); }) || has(branch, f.name) ||
+        accepts(data, release, f, null)) return;
+    var images = [];
+    f.values.forEach(function (v) {
+      var r = readers[v], named = r && typeof r === 'object' ? r.image : '';
+      if (named && images.indexOf(named) < 0) images.push(named);
+    });
+    images.sort();
+    out.push({ severity: 'error', rule: 'release.branch-only', flags: [f.name],
+               message: { id: 'release.branch-only', fields: { flag: flagText(f), release: release, images: images.join(', ') || '?' } } });
   });
   return out;
 }

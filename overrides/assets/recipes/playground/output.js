@@ -197,7 +197,9 @@ Output.prototype.render = function (res) {
   this.caveatBox.hidden = !res.caveats.length;
 
   this.command.code.textContent = fillValues(commandText(data, res));
-  this.release.textContent = this.t('ui.sglang-release', { release: res.sglang });
+  this.release.textContent = res.branch_only.length  // a branch build's own value: its image
+    ? this.t('ui.sglang-image', { image: res.sglang_image, flags: res.branch_only.join(', '), release: res.sglang })
+    : this.t('ui.sglang-release', { release: res.sglang });
   var router = routerText(data, res);
   this.router.code.textContent = router ? fillValues(router) : '';
   this.router.wrap.hidden = !router;

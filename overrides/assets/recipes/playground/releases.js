@@ -80,17 +80,32 @@ function catalogOf(data, release) {
 
 /** Releases.accepts: does `release` know the flag by this name and take its values (or values
  *  the model's branch reads)? */
-export function accepts(data, release, flag) {
+export function accepts(data, release, flag, branch) {
   var spec = get(catalogOf(data, release).flags, flag.name);
   if (!spec) return false;
-  var added = get(data.model.branch_values || {}, flag.name);
+  var added = get(branch || {}, flag.name);
   if (valueProblem(flag.name, spec, flag.values, null) === null) return true;
   return !!(added && flag.values.length && flag.values.every(function (v) { return has(added, v); }));
 }
 
 /** Releases.taking: the releases that take the flag as written, oldest first. */
-export function taking(data, flag) {
-  return data.releases.order.filter(function (v) { return accepts(data, v, flag); });
+export function taking(data, flag, branch) {
+  return data.releases.order.filter(function (v) { return accepts(data, v, flag, branch); });
+}
+
+/** model.branch_in: the model's branch values that hold in a command for `image` (null: a
+ *  stock release chosen, where none holds): those naming that image, and those naming none. */
+export function branchIn(data, image) {
+  var info = data.model, out = {};
+  if (image === null) return out;
+  Object.keys(info.branch_values || {}).forEach(function (flag) {
+    var values = info.branch_values[flag];
+    Object.keys(values).forEach(function (value) {
+      var reader = values[value], named = reader && typeof reader === 'object' ? reader.image : null;
+      if (!named || named === image) (out[flag] = out[flag] || {})[value] = reader;
+    });
+  });
+  return out;
 }
 
 /** Releases.ranges: releases as runs in release order ("0.5.12–0.5.17, 0.5.23"). */

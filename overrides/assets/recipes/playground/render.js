@@ -126,13 +126,47 @@ export function dockerText(data, res) {
   return hintLines(data, res).concat(continued(body)).join('\n');
 }
 function runMessage(data) { return JSON.stringify(text(data, 'ui.run.message')); }
+// runmodes.literal: a JSON value on one line, or the Python literal of it
+export function literal(value, python) {
+  if (Array.isArray(value)) return '[' + value.map(function (v) { return literal(v, python); }).join(', ') + ']';
+  if (value !== null && typeof value === 'object') {
+    return '{' + Object.keys(value).map(function (k) { return JSON.stringify(k) + ': ' + literal(value[k], python); }).join(', ') + '}';
+  }
+  if (python && value === null) return 'None';
+  if (python && typeof value === 'boolean') return value ? 'True' : 'False';
+  return JSON.stringify(value);
+}
+function jobBody(data, res) {
+  var body = {model: res.model_name}, given = data.model.request.body;
+  Object.keys(given).forEach(function (k) { body[k] = given[k]; });
+  return body;
+}
+function jobUrl(data, res) { return 'http://' + HOST + ':' + clientPort(data, res) + data.model.request.endpoint; }
 export function curlText(data, res) {
+  if (data.model.request) {
+    return continued(['curl -sS -X POST ' + quote(jobUrl(data, res)), '  -H ' + quote('Content-Type: application/json'),
+      '  -d ' + quote(literal(jobBody(data, res)))]).join('\n');
+  }
   var url = 'http://' + HOST + ':' + clientPort(data, res) + '/v1/chat/completions';
   var body = '{"model": ' + JSON.stringify(res.model_name) + ', "messages": [{"role": "user", "content": ' +
     runMessage(data) + '}]}';
   return continued(['curl ' + quote(url), '  -H ' + quote('Content-Type: application/json'), '  -d ' + quote(body)]).join('\n');
 }
 export function pythonText(data, res) {
+  if (data.model.request) {
+    var body = jobBody(data, res);
+    return ['import json', 'import time', 'import urllib.request', '',
+      'url = ' + JSON.stringify(jobUrl(data, res)), 'body = {'].concat(
+      Object.keys(body).map(function (k) { return '    ' + JSON.stringify(k) + ': ' + literal(body[k], true) + ','; }),
+      ['}', 'request = urllib.request.Request(url, data=json.dumps(body).encode(),',
+        '                                 headers={"Content-Type": "application/json"})',
+        'job = json.load(urllib.request.urlopen(request))',
+        'while job["status"] not in ("completed", "failed"):', '    time.sleep(5)',
+        '    job = json.load(urllib.request.urlopen(f"{url}/{job[\'id\']}"))',
+        'if job["status"] == "failed":', '    raise SystemExit(f"generation failed: {job}")',
+        'content = urllib.request.urlopen(f"{url}/{job[\'id\']}/content").read()',
+        'print(job["id"], len(content), "bytes")']).join('\n');
+  }
   var base = 'http://' + HOST + ':' + clientPort(data, res) + '/v1';
   return ['from openai import OpenAI', '',
     'client = OpenAI(base_url=' + JSON.stringify(base) + ', api_key="EMPTY")',

@@ -12,10 +12,10 @@ import { attr, get, has, list, num } from './python.js';
 import { evalExpr, evaluate, fill } from './conditions.js';
 import { flagMap, flagText, parseFlagText, readerPlaceholdersOf, sameFlag } from './flags.js';
 import { fmt } from './calculator.js';
-import { migrate, releaseOf } from './releases.js';
+import { accepts, branchIn, migrate, releaseOf } from './releases.js';
 import { checkState } from './check.js';
 import { State } from './state.js';
-import { caveats, effective, migratedCaveats, releaseCaveats } from './explain.js';
+import { branchElsewhere, caveats, effective, migratedCaveats, releaseCaveats } from './explain.js';
 
 var INDEX = typeof WeakMap !== 'undefined' ? new WeakMap() : null;
 
@@ -359,11 +359,15 @@ function finish(st, axisStates, dimStates) {
   var modelName = firstMatch(info.model_names, st).name;
   var imageRule = firstMatch(info.docker_images, st), image = imageRule.image;
   var fallback = releaseOf(st.data, imageRule.sglang), release = st.release || fallback;
+  var branch = branchIn(st.data, release === fallback ? image : null);  // the image's own values
   var values = placeholders(st, modelName);
   var composed = st.toks.map(function (t) {
     return { name: t.flag.name, values: t.flag.values.map(function (v) { return fillPlaceholders(v, values); }) };
   });
   var migrated = migrate(st.data, composed, release), flags = migrated.flags;
+  var only = flags.filter(function (f) {  // a branch build's own values: that image only
+    return f.values.length && has(branch, f.name) && !accepts(st.data, release, f, null) && accepts(st.data, release, f, branch);
+  });
   var env = st.envItems.map(function (kv) { return kv[0] + '=' + fillPlaceholders(kv[1], values); });
   var calculations = list(info.calculators).map(function (calc) {  // resolve.Calculation
     var reason = st.calcReason(calc), result = reason === null ? st.calcResult(calc) : null;
@@ -390,7 +394,7 @@ function finish(st, axisStates, dimStates) {
   var picks = {};
   Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
   var status = st.cell.status, cav = caveats(st, calculations).concat(migratedCaveats(st, migrated.rewrites, release),
-    releaseCaveats(st, flags, release, fallback, image, imageRule.sglang));
+    releaseCaveats(st, flags, release, fallback, image, imageRule.sglang, branch, only));
   if (status === 'verified' && st.checkShape) {
     var changes = derivedChanges(st, flags.map(flagText), env);
     if (changes !== null) {
@@ -406,8 +410,9 @@ function finish(st, axisStates, dimStates) {
     hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
     calculations: calculations,
     caveats: cav,
-    diagnostics: checkState(st, flagsNow, envNow, release),
+    diagnostics: checkState(st, flagsNow, envNow, release).concat(branchElsewhere(st, flags, release, branch)),
     sglang: release, sglang_default: fallback,
+    sglang_image: only.length ? image : null, branch_only: only.map(flagText),
     effective: effective(st, composed),
     axes: axisStates, dimensions: dimStates,
     cell: st.cell
