@@ -3,6 +3,10 @@
 Owns argument parsing, reading files and stdin, printing, and exit codes (0 ok, 1 findings or
 bad input, 2 usage). Every error a user can cause is printed as a message, never a traceback;
 set RECIPES_DEBUG=1 to see one for a genuine bug.
+
+Size: the parser of every subcommand is one ``build_parser`` so ``recipes --help`` and the
+README's table read from one place; the work behind ``--as`` and ``mcp`` lives in
+``site/deploy.py`` and ``mcp_server.py``, this module only wires them.
 """
 
 from __future__ import annotations
@@ -142,13 +146,18 @@ def _settings_json(db, model, sel, res, lang: str) -> list[dict]:
     """The visible settings with the state of each option as the Playground shows it: an
     option that would change nothing or give a refused command is greyed (macros/engine/effects.py)."""
     from macros.site import render
-    from macros.engine.effects import probe_options, with_probed
+    from macros.engine.effects import explain, probe_options, with_probed
+    from macros.engine.results import TextRef
 
+    probed = probe_options(db, sel, res)
+    explained = {(axis, option): explain(db, sel, res, axis, option, reason)
+                 for axis, options in probed.items() for option, reason in options.items()}
     return [{"id": a.axis, "value": a.value, "options": [
         {"id": o.id, "state": o.state,
-         "reason": render.text(db, model, o.reason, lang) if o.reason else None}
+         "reason": render.text(db, model, TextRef(id=o.reason, fields={}), lang, **o.fields)
+         if o.reason else None}
         for o in a.options if o.state != "hidden"]}
-        for a in with_probed(res, probe_options(db, sel, res)) if a.visible]
+        for a in with_probed(res, probed, explained) if a.visible]
 
 
 def _selection(args, model):
@@ -166,18 +175,21 @@ def cmd_command(args) -> int:
     db = _db(args)
     model = db.model(args.model)
     sel = _selection(args, model)
-    res = resolve(db, sel, release=db.releases.chosen(args.sglang, "--sglang"))
-    if args.format == "json":
+    release = db.releases.chosen(args.sglang, "--sglang")
+    res = resolve(db, sel, release=release)
+    if args.as_ != "command":
+        from macros.site.deploy import files, files_text
+
+        found = files(db, model, res, args.as_, args.lang, release)
+        print(files_text(found, args.format), end="")
+    elif args.format == "json":
         out = _resolution_json(db, model, res, args.lang)
         out["settings"] = _settings_json(db, model, sel, res, args.lang)
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
-        print(render.command_text(db, model, res, args.lang))
-        router = render.router_text(res)
-        if router:
-            print()
-            print(f"# {db.t(args.lang, 'ui.router')}")
-            print(router)
+        from macros.site.deploy import command_output
+
+        print(command_output(db, model, res, args.lang), end="")
         for c in (c for c in res.caveats if c.kind == "release"):  # a chosen release's notes
             print(f"note: {render.text(db, model, c.text, args.lang)}", file=sys.stderr)
     return _command_errors(db, model, res)
@@ -470,7 +482,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.add_argument("--sglang", metavar="VERSION", help="spell it for this release (or latest)")
+    s.add_argument("--as", dest="as_", choices=["command", "config", "compose", "k8s"],
+                   default="command", help="SGLang's config file and its env file, a Docker "
+                   "Compose file or Kubernetes manifests instead of the command")
     s.set_defaults(func=cmd_command)
+    s = sub.add_parser("mcp", help="serve the recipes to agents: an MCP server over stdio")
+    s.set_defaults(func=lambda args: __import__("macros.mcp_server").mcp_server.main(args))
 
     s = sub.add_parser("check", help="check commands against the catalog and the rules")
     s.add_argument("--model", help="model id whose rules apply (default: the only model, or "

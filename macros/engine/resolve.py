@@ -606,8 +606,28 @@ def dimension_states(db: Database, model: Model, dim: str,
             out.append(OptionState(id=option, state="hidden"))
             continue
         exists = tuple(prefix[d] for d in earlier) + (option,) in keys
-        out.append(_gate_state(model, ctx, dim, option, exists))
+        state = _gate_state(model, ctx, dim, option, exists)
+        if state.reason == "gate.no-cell":
+            state = _no_cell(db, model, prefix, dim, option)
+        out.append(state)
     return out
+
+
+def _no_cell(db, model: Model, prefix: dict[str, str], dim: str, option: str) -> OptionState:
+    """A dimension option no cell has after the earlier choices, with the platforms where one
+    does: with the same choices between the platform and it (gate.no-cell.on), else with any
+    (gate.no-cell.with). playground/resolve.js noCell mirrors it."""
+    at = model.dimensions.index(dim)
+    between = tuple(prefix.get(d) for d in model.dimensions[1:at])
+    keys = [k for k in model.cell_index if k[at] == option]
+    for reason, hits in (("gate.no-cell.on", [k for k in keys if k[1:at] == between]),
+                         ("gate.no-cell.with", keys)):
+        platforms = [db.platforms[h].label for h in model.info.hardware
+                     if any(k[0] == h for k in hits)]
+        if platforms:
+            return OptionState(id=option, state="disabled", reason=reason,
+                               fields={"platforms": ", ".join(platforms)})
+    return OptionState(id=option, state="disabled", reason="gate.no-cell")
 
 
 class _GateContext:

@@ -8,6 +8,8 @@ compute anything.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from macros.engine.errors import RecipeError
@@ -47,6 +49,8 @@ class OptionState(Frozen):
     id: str
     state: str  # enabled | disabled | hidden
     reason: str | None = None
+    # what the reason's text names (the platforms with a cell …); a TextRef is rendered first
+    fields: dict[str, Any] = {}
 
 
 class AxisState(Frozen):

@@ -115,6 +115,9 @@ class VendorRun(Strict):
     # every die: gpus_per_node × devices_per_card of them).
     per_device: str | None = Field(default=None, pattern=r"\{index\}")
     host_network: bool = False  # the vendor's transport needs the host's network (RDMA)
+    # site/deploy.py: the device-plugin resource a pod asks (one per device), the Compose
+    resource: str = Field(pattern=r"^[a-z0-9.-]+/[A-Za-z0-9._-]+$")
+    gpus: dict[str, str | list[str]] | None = None  # device reservation standing for --gpus
 
 
 class Containers(Strict):
@@ -162,6 +165,8 @@ class ReaderValue(Strict):
     tokens: list[Annotated[str, Field(pattern=_TOKEN)]] = Field(min_length=1)
     text: str  # what it stands for (a text id of the catalog)
     kind: ReaderKind
+    # what a deployment file fills in (site/servers.py; None: the reader's value)
+    deploy: Literal["leader", "rank", "self", "prefill", "decode"] | None = None
 
 
 class PlaceholdersFile(Strict):

@@ -79,7 +79,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         _strings(part, used)
     used |= {k for k in db.text[lang] if k.split(".")[0] in
              ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint",
-              "migrate", "release")}
+              "migrate", "release", "deploy")}
     text = {k: v for k, v in sorted(model.text[lang].items()) if k in used}
     return {
         "version": EXPORT_VERSION,
@@ -97,6 +97,9 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "release_catalogs": {v: _catalog_slice(db.releases.catalog(v), names, env_names)
                              for v in releases},
         "releases": _releases(db),
+        # the placeholders a reader fills and what a deployment file fills them with
+        # (site/servers.py, playground/deploy.js)
+        "reader_values": [v.model_dump(mode="json") for v in db.reader_values],
         "text": text,
     }
 
@@ -111,7 +114,8 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
         spec = hit.spec if hit.kind in ("exact", "alias", "negated") else None
         if spec is None:
             continue
-        flags[name] = {"takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
+        flags[name] = {"name": spec.name,
+                       "takes_value": spec.takes_value, "nargs": spec.nargs, "type": spec.type,
                        "choices": list(spec.choices) if spec.choices else None,
                        "late_choices": list(spec.late_choices) if spec.late_choices else None,
                        "deprecated": spec.deprecated, "default": spec.default,

@@ -26,6 +26,8 @@ def text(db: Database, model: Model, ref: TextRef | str, lang: str, **extra: str
     for name, value in fields.items():
         if isinstance(value, str) and value.startswith("@"):  # a text id, in this language
             fields[name] = db.t(lang, value[1:], model)
+        elif isinstance(value, TextRef):  # a text of its own (a finding's message)
+            fields[name] = text(db, model, value, lang)
     return db.t(lang, ref.id, model, **fields)
 
 

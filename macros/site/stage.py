@@ -402,6 +402,11 @@ class Stage:
             if alt.get("lang") != language.lang:
                 lines.append(f"- [The same site in {alt.get('name')}]"
                              f"({alt.get('link') or './'}llms.txt)")
+        if not language.sub:  # the root language's site holds the JSON API (site/api.py)
+            from macros.engine.database import cached_database
+            from macros.site.api import write_api
+
+            lines += write_api(cached_database(), site)
         (site / "llms.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         if engine == "zensical" and language.sub:
             _root_404(site / "404.html", language.sub)

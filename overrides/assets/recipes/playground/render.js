@@ -15,6 +15,7 @@ export function text(data, ref, extra) {
   for (k in ref.fields || {}) fields[k] = ref.fields[k];
   for (k in extra || {}) fields[k] = extra[k];
   Object.keys(fields).forEach(function (name) {
+    if (fields[name] && typeof fields[name] === 'object') { fields[name] = text(data, fields[name]); return; }
     var v = String(fields[name]);
     if (v.charAt(0) === '@') fields[name] = text(data, v.slice(1));
   });

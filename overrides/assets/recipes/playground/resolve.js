@@ -90,8 +90,26 @@ function dimensionStates(data, dim, prefix) {  // resolve.dimension_states
   return options.map(function (o) {
     if (evaluate(o.when, ctx) !== true)
       return { id: o.id, state: 'hidden', reason: null };
-    return gateState(data, ctx, dim, o.id, has(ix.prefixes, earlier.concat([o.id]).join('|')));
+    var state = gateState(data, ctx, dim, o.id, has(ix.prefixes, earlier.concat([o.id]).join('|')));
+    return state.reason === 'gate.no-cell' ? noCell(data, ix, prefix, dim, o.id) : state;
   });
+}
+
+// resolve._no_cell: the platforms where a cell has the option, with the same choices between
+// the platform and it (gate.no-cell.on), else with any (gate.no-cell.with)
+function noCell(data, ix, prefix, dim, option) {
+  var at = ix.dims.indexOf(dim), between = ix.dims.slice(1, at).map(function (d) { return has(prefix, d) ? prefix[d] : null; });
+  var keys = data.cells.map(function (c) { return ix.dims.map(function (d) { return String(c.match[d]); }); })
+    .filter(function (k) { return k[at] === option; });
+  var tries = [['gate.no-cell.on', keys.filter(function (k) { return k.slice(1, at).join('|') === between.join('|'); })],
+               ['gate.no-cell.with', keys]];
+  for (var i = 0; i < tries.length; i++) {
+    var hits = tries[i][1], platforms = list(data.model.hardware).filter(function (h) {
+      return hits.some(function (k) { return k[0] === h; });
+    }).map(function (h) { return ix.platforms[h].label; });
+    if (platforms.length) return { id: option, state: 'disabled', reason: tries[i][0], fields: { platforms: platforms.join(', ') } };
+  }
+  return { id: option, state: 'disabled', reason: 'gate.no-cell' };
 }
 
 function choose(value, states) {

@@ -1,0 +1,222 @@
+"""A selection as deployment files a reader applies as they are: SGLang's own config file with
+its env file, a Docker Compose file, Kubernetes manifests (``kube.py``); what ``recipes command
+--as`` prints and the MCP server answers.
+
+Owns which flags a ``--config`` YAML can carry (as SGLang's ``ConfigArgumentMerger`` reads one:
+a ``store`` flag as its value or list of values, a ``store_true`` flag as ``true``; every other
+action, a ``--no-X`` form, a flag given twice, a value left to the node and a flag the catalog
+does not know stay on the command line), the docker options of hardware.yaml as Compose keys
+(a service per node, its rank filled in; for a PD selection the prefill, decode and router
+services), and the dispatch over the formats. What the files share (the YAML style, the
+servers, the placeholders a file fills) is ``servers.py``; the Playground's ``deploy.js``
+mirrors both. Must not compose or check a command (``resolve.py``, ``check.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import yaml
+
+from macros.engine.flags import Flag
+from macros.engine.model import Database, Model
+from macros.engine.results import Resolution
+from macros.site import kube, render
+from macros.site.servers import (  # noqa: F401  (the names tests and callers read from here)
+    File, Group, Raw, _file, comment_lines, devices, env_pairs, fill, fills, groups,
+    hosts_for, left_tokens, missing_texts, option_sources, pd_pair, router_words, scalar, selection_of, server_words,
+    yaml_lines)
+
+FORMATS = ("config", "compose", "k8s")
+
+
+# --- SGLang's config file ---------------------------------------------------------------------
+
+def _catalog(db: Database, res: Resolution):
+    try:
+        return db.releases.catalog(res.sglang)
+    except Exception:  # a release the history does not hold: the pinned catalog
+        return db.catalog
+
+
+def _config_value(values: tuple[str, ...], spec):
+    if spec.nargs in ("+", "*"):
+        return [_typed(v) for v in values]
+    return _typed(values[0])
+
+
+def _typed(text: str):
+    """A number YAML reads back to the same text stays a number; anything else a string."""
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if isinstance(parsed, (int, float)) and not isinstance(parsed, bool) and str(parsed) == text:
+        return Raw(text)
+    return text
+
+
+def config_split(db: Database, res: Resolution) -> tuple[dict, list[Flag]]:
+    """The flags a ``--config`` YAML carries (key → value) and those that stay on the command
+    line, in the command's order. A flag goes into the file only where both the command's
+    release and the pinned one read it as a plain option (a file outlives its release)."""
+    catalogs = {id(c): c for c in (_catalog(db, res), db.catalog)}.values()
+    per_node = {t for v in db.reader_values if v.deploy in ("rank", "self") for t in v.tokens}
+    counts: dict[str, int] = {}
+    for f in res.flags:
+        counts[f.name] = counts.get(f.name, 0) + 1
+    config: dict = {}
+    stay: list[Flag] = []
+    for f in res.flags:
+        hits = [c.lookup(f.name) for c in catalogs]
+        specs = [h.spec if h.kind == "exact" else None for h in hits]
+        spec = specs[0]
+        keep = (any(s is None or (s.action, s.nargs) != (spec.action, spec.nargs) for s in specs)
+                or counts[f.name] > 1 or spec.action not in ("store", "store_true")
+                or any(t in v for v in f.values for t in per_node))
+        if not keep and spec.action == "store_true" and not f.values:
+            config[f.name[2:]] = True
+        elif not keep and spec.action == "store" and f.values and (
+                spec.nargs in ("+", "*") or len(f.values) == 1):
+            config[f.name[2:]] = _config_value(f.values, spec)
+        else:
+            stay.append(f)
+    return config, stay
+
+
+def config_names(model: Model, res: Resolution) -> tuple[str, str]:
+    stem = res.pd or "server"
+    return f"{model.id}-{stem}.yaml", f"{model.id}-{stem}.env"
+
+
+def config_files(db: Database, model: Model, res: Resolution, lang: str) -> list[File]:
+    """``MODEL-ROLE.yaml`` (the flags, under the command's hints and how to run it) and, when
+    the command sets variables, ``MODEL-ROLE.env`` (``NAME=value`` lines)."""
+    config, stay = config_split(db, res)
+    yaml_name, env_name_ = config_names(model, res)
+    run = [f"{res.program} --config {yaml_name}"] + [f"  {f.text()}" for f in stay]
+    run = [line + " \\" for line in run[:-1]] + [run[-1]]
+    head = render.hint_lines(db, model, res, lang)
+    if res.env:
+        intro = render.text(db, model, "deploy.config.env", lang, file=env_name_)
+        run = [f"set -a; . ./{env_name_}; set +a"] + run
+    else:
+        intro = render.text(db, model, "deploy.config.run", lang)
+    head += comment_lines([intro]) + [f"#   {line}" for line in run]
+    files = [_file(db, yaml_name, head, yaml_lines(config))]
+    if res.env:
+        files.append(_file(db, env_name_, [], [f"{n}={v}" for n, v in env_pairs(res)]))
+    return files
+
+
+
+_COMPOSE_LIST = {"--device": "devices", "--group-add": "group_add", "--cap-add": "cap_add",
+                 "--security-opt": "security_opt", "-v": "volumes", "--volume": "volumes",
+                 "-e": "environment", "--env": "environment", "-p": "ports",
+                 "--publish": "ports"}
+_COMPOSE_ONE = {"--shm-size": "shm_size", "--ipc": "ipc", "--network": "network_mode",
+                "--net": "network_mode"}
+
+
+def compose_service(db: Database, res: Resolution, words: list[str], gpus: bool,
+                    table: dict[str, str] | None = None) -> dict:
+    """One Compose service: the image, the command's words, and the docker options of the
+    selection as Compose keys (``gpus``: the accelerators too; a router takes none)."""
+    vendor = db.containers.vendors[db.platforms[res.hw].vendor.value]
+    svc: dict = {"image": res.docker_image, "command": [w.replace("$", "$$") for w in words]}
+    env = []
+    for source, o in option_sources(db, res):
+        if not gpus and source == "vendor":
+            continue
+        if o.name == "--gpus":
+            entry = {k: v for k, v in (vendor.gpus or {}).items() if k != "capabilities"}
+            entry["count"] = int(o.value) if o.value.isdigit() else o.value
+            if vendor.gpus and "capabilities" in vendor.gpus:
+                entry["capabilities"] = vendor.gpus["capabilities"]
+            svc.setdefault("deploy", {"resources": {"reservations": {"devices": []}}})
+            svc["deploy"]["resources"]["reservations"]["devices"].append(entry)
+        elif o.name == "--privileged":
+            svc["privileged"] = True
+        elif o.name in _COMPOSE_ONE:
+            svc[_COMPOSE_ONE[o.name]] = o.value
+        elif o.name in _COMPOSE_LIST:
+            key = _COMPOSE_LIST[o.name]
+            (env if key == "environment" else svc.setdefault(key, [])).append(o.value)
+        else:
+            raise ValueError(f"hardware.yaml: docker option {o.name} has no Compose key here")
+    if gpus:  # the command's environment is the server's, not the router's
+        env += [fill(f"{n}={v}", table or {}).replace("$", "$$") for n, v in env_pairs(res)]
+    if env:
+        svc["environment"] = env
+    return svc
+
+
+def service_names(g: Group) -> list[str]:
+    n = g.res.nodes
+    return [g.role] if n == 1 else [f"{g.role}-{i}" for i in range(n)]
+
+
+def compose_file(db: Database, model: Model, res: Resolution, lang: str,
+                 release: str | None = None) -> File:
+    """``compose.yaml``: a service per node of each server (its rank filled in, the leader's
+    address the group's), and for a PD selection the prefill, decode and router services."""
+    gs = groups(db, model, res, release)
+    services: dict = {}
+    hosts = {}
+    for g in gs:
+        for i, name in enumerate(service_names(g)):
+            table = fills(db, g.role, i if g.res.nodes > 1 else None, hosts_for(db, g.role))
+            words = [fill(w, table) for w in server_words(g.res)]
+            services[name] = compose_service(db, g.res, words, True, table)
+        hosts[g.role] = service_names(g)[0]
+    if res.pd is not None:
+        router = compose_service(db, res, router_words(res), gpus=False)
+        for key in ("volumes", "shm_size", "ipc"):
+            router.pop(key, None)
+        router["depends_on"] = list(hosts.values())
+        services["router"] = router
+    texts = [render.text(db, model, "deploy.compose.head", lang, name=model.info.name)]
+    if res.pd is not None:
+        texts.append(render.text(db, model, "deploy.compose.pd", lang))
+        texts += missing_texts(db, model, gs, lang)
+    elif res.nodes > 1:
+        texts.append(render.text(db, model, "deploy.compose.nodes", lang,
+                                 first=service_names(gs[0])[0]))
+    name = re.sub(r"[^a-z0-9_-]", "-", model.id.lower())
+    return _file(db, "compose.yaml", comment_lines(texts),
+                 yaml_lines({"name": name, "services": services}))
+
+
+# --- every format -----------------------------------------------------------------------------
+
+def files(db: Database, model: Model, res: Resolution, fmt: str, lang: str,
+          release: str | None = None) -> list[File]:
+    if fmt == "config":
+        return config_files(db, model, res, lang)
+    if fmt == "compose":
+        return [compose_file(db, model, res, lang, release)]
+    if fmt == "k8s":
+        return [kube.manifest_file(db, model, res, lang, release)]
+    raise ValueError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+
+
+def command_output(db: Database, model: Model, res: Resolution, lang: str) -> str:
+    """What ``recipes command`` prints: the command, then the router of a PD server."""
+    out = render.command_text(db, model, res, lang) + "\n"
+    router = render.router_text(res)
+    if router:
+        out += f"\n# {db.t(lang, 'ui.router')}\n{router}\n"
+    return out
+
+
+def files_text(found: list[File], fmt: str = "text") -> str:
+    """What ``recipes command --as`` prints: one file as it is; several, each under a
+    ``# ==> NAME <==`` line (as ``head`` shows files); ``json``: name, text, placeholders."""
+    if fmt == "json":
+        return json.dumps({"files": [{"name": f.name, "text": f.text,
+                                      "placeholders": f.placeholders} for f in found]},
+                          ensure_ascii=False, indent=2) + "\n"
+    if len(found) == 1:
+        return found[0].text
+    return "\n".join(f"# ==> {f.name} <==\n{f.text}" for f in found)
