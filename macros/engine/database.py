@@ -26,7 +26,7 @@ from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import READER_PLACEHOLDERS
 from macros.engine.model import _FIELD, LANGS, Database, Model
 from macros.engine.releases import Migration, Releases
-from macros.engine.schema import (AxesFile, BenchmarksFile, CellsFile, HardwareFile, MigrationsFile, ModelFile, PlaceholdersFile, Platform, RulesFile)
+from macros.engine.schema import (AxesFile, BenchmarksFile, CellsFile, HardwareFile, MigrationsFile, ModelFile, PlaceholdersFile, Platform, RulesFile, VerificationFile)
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "recipes"
@@ -289,6 +289,7 @@ def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Cata
         raise RecipeError([Problem(name, None, None, f"not a flag history "
                                    f"({type(exc).__name__}: {exc}); run 'recipes catalog'")]) \
             from None
+    _load_staleness(out, catalog_dir, base, releases)
     doc = out.load(catalog_dir / "migrations.yaml", base) \
         if (catalog_dir / "migrations.yaml").exists() else None
     parsed = out.parse(doc, MigrationsFile) if doc else None
@@ -315,6 +316,24 @@ def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Cata
                     "replaces it")
         releases.migrations.append(Migration(m.id, m.flag, dict(m.rename), dict(m.default)))
     return releases
+
+
+def _load_staleness(out: _Collector, catalog_dir: Path, base: Path, releases: Releases) -> None:
+    """verification.yaml: how far behind the newest release a record may fall, and which facts
+    of a flag make its meaning (each one the flag history records)."""
+    path = catalog_dir / "verification.yaml"
+    doc = out.load(path, base) if path.exists() else None
+    parsed = out.parse(doc, VerificationFile) if doc else None
+    if parsed is None:
+        return
+    facts = releases.fact_keys()
+    for section in ("meaning", "switch_meaning"):
+        for i, key in enumerate(getattr(parsed, section)):
+            if key not in facts:
+                out.add(doc, (section, i), f"'{key}' is not a fact the flag history records "
+                        f"({choices_hint(key, sorted(facts))})")
+    releases.staleness = (parsed.releases_behind, tuple(parsed.meaning),
+                          tuple(parsed.switch_meaning))
 
 
 def _load_catalog(path: Path, source: str, base: Path, history: dict | None = None) -> Catalog:

@@ -61,7 +61,7 @@ class AxisState(Frozen):
 
 
 class Caveat(Frozen):
-    kind: str  # derived | redirect | warn | pin | calculator | round | migrated | release
+    kind: str  # derived | redirect | warn | pin | calculator | round | migrated | release | stale
     text: TextRef
     flag: str | None = None
 
@@ -101,6 +101,7 @@ class Resolution(Frozen):
     # a branch build's own values the command uses (then valid in that image only, no range)
     sglang_image: str | None = None
     branch_only: list[str] = []
+    record: Any = None  # records.Record of a verified or in-progress cell (its round)
     hints: list[TextRef]
     env: list[str]
     program: str

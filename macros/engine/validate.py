@@ -611,6 +611,11 @@ class Validator:
             if r.sglang is not None and named is not None and named != r.sglang:
                 self.out.add(self.docs[d], ("rounds", i, "sglang"), f"round '{r.id}' ran "
                              f"{r.version}, which names release {named}, not {r.sglang}")
+            for j, hw in enumerate(r.hardware):  # the record's platforms are the model's
+                if hw not in info.hardware:
+                    self.out.add(self.docs[d], ("rounds", i, "hardware", j), f"round "
+                                 f"'{r.id}' ran on hardware '{hw}', not a platform of the model "
+                                 f"({choices_hint(hw, info.hardware)})")
         for i, f in enumerate(info.pd.router.flags if info.pd else []):
             self.flag_text(d, ("pd", "router", "flags", i), f, one=False, catalog=self.router)
 

@@ -76,6 +76,7 @@ def _expected(db, model_id: str, selection: dict, res=None) -> dict:
         "effective": [[e.knob, e.value if e.value is not None
                        else render.label(db, model, e.value_text, "en"), e.source.value, e.because]
                       for e in res.effective],
+        "record_ko": render.record_line(db, model, res.record, "ko") if res.record else None,
         "caveats": _sorted_caveats([c.kind, c.flag, render.text(db, model, c.text, "en")]
                                    for c in res.caveats),
     }
@@ -148,7 +149,7 @@ def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
 KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "docker_en", "docker_ko",
         "curl_en", "curl_ko", "python_ko", "status", "cell_status",
         "sglang", "calculations",
-        "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
+        "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats", "record_ko")
 
 
 def test_js_matches_python_for_every_selection(db, model_id, selections, js_results):
