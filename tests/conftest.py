@@ -30,6 +30,12 @@ def built_site(tmp_path_factory):
     return build_site(out=tmp_path_factory.mktemp("site") / "site", quiet=True)
 
 
+def pytest_configure(config):
+    from helpers.sybil_docs import register_counts
+
+    register_counts(config)
+
+
 def pytest_terminal_summary(terminalreporter):
     from helpers.sybil_docs import print_summary
 

@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import openai
+import pytest
 from sybil import Region, Sybil
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
@@ -256,6 +257,27 @@ def summary_lines() -> list[str]:
                            f"with SGLang commands checked, {bench} bench_serving commands "
                            f"checked, {other} other shell blocks")
     return out
+
+
+class _WorkerCounts:
+    """Under pytest-xdist each worker counts its own examples: a worker hands its counts to the
+    controller when it finishes, and the controller adds them up for the summary."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        for *key, n in getattr(node, "workeroutput", {}).get("sybil_counts", []):
+            COUNTS[tuple(key)] += n
+
+    def pytest_sessionfinish(self, session) -> None:
+        out = getattr(session.config, "workeroutput", None)
+        if out is not None:  # a worker
+            out["sybil_counts"] = [[*key, n] for key, n in COUNTS.items()]
+
+
+def register_counts(config) -> None:
+    """Called by both conftest files' pytest_configure; registers the plugin once per run."""
+    if not config.pluginmanager.has_plugin("sybil-counts"):
+        config.pluginmanager.register(_WorkerCounts(), "sybil-counts")
 
 
 def print_summary(terminalreporter) -> None:

@@ -1,6 +1,7 @@
 """The Playground in a real browser: Debian's Chromium driven by Playwright.
 
-The site is built once (both languages) into a scratch folder and served on a loopback port.
+The run's site (both languages, built once per run: conftest's ``built_site``) is served on a
+loopback port.
 Every test records console errors, page errors and requests to any other host, and fails if
 there is one. Expected commands come from the ``recipes`` CLI, so the browser is checked against
 the same engine the docs and the parity test use.
@@ -10,8 +11,6 @@ Needs /usr/bin/chromium (apt-get install chromium fonts-nanum); never downloads 
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
@@ -37,18 +36,12 @@ SCREENS = Path("/tmp/screens")
 
 
 @pytest.fixture(scope="module")
-def site():
-    """Build both languages once and serve them on 127.0.0.1:<free port>."""
+def site(built_site):
+    """The run's built site (both languages, built once per run; the browser only reads it),
+    served on 127.0.0.1:<free port>."""
     require_chromium()
-    from macros.site.build import build_site
-
-    scratch = ROOT / ".build" / f"browser-test-{os.getpid()}"
-    scratch.mkdir(parents=True, exist_ok=True)
-    try:
-        with serve(build_site(out=scratch / "site", quiet=True)) as base:
-            yield base
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    with serve(built_site) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

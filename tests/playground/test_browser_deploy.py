@@ -5,8 +5,6 @@ and a placeholder left unfilled is named next to Copy with a link to "Your value
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -23,17 +21,11 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def site():
+def site(built_site):
+    """The run's built site (conftest's, built once per run; only read here), served."""
     require_chromium()
-    from macros.site.build import build_site
-
-    scratch = ROOT / ".build" / f"browser-deploy-{os.getpid()}"
-    scratch.mkdir(parents=True, exist_ok=True)
-    try:
-        with serve(build_site(out=scratch / "site", quiet=True)) as base:
-            yield base
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    with serve(built_site) as base:
+        yield base
 
 
 def _picks(db):
