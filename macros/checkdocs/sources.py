@@ -171,7 +171,12 @@ def markdown_blocks(path: str, text: str, mdx: bool = False) -> list[Block]:
         while j < len(phys) and not close.match(phys[j][1]):
             j += 1
         language = _language(m.group("info"))
-        if language in SHELL_LANGS:
+        if not language and _untagged_shell([t for _, t in phys[i + 1:j]]):
+            # an untagged fence holding an SGLang command (or a shell script) is read as
+            # the shell it is; a '$ ' prompt makes it a console session
+            prompt = any(re.match(r"[ \t]*\$[ \t]", t) for _, t in phys[i + 1:j])
+            language = "console" if prompt else "literal"
+        if language in SHELL_LANGS or language == "literal":
             lines = []
             for k, (start, line) in enumerate(phys[i + 1:j]):
                 cut = min(_indent(line), indent)
@@ -194,6 +199,13 @@ _RST_LITERAL = re.compile(r"(?P<indent>[ \t]*)(?!\.\.\s).*::[ \t]*$")
 _SHELLISH = re.compile(r"(?m)^[ \t]*(?:\$[ \t]+)?(?:[A-Z_][A-Z0-9_]*=\S*[ \t]+)*"
                        r"(?:sudo[ \t]+)?(?:sglang[ \t]|python3?[ \t]+-m[ \t]+sglang|"
                        r"docker[ \t]+run|curl[ \t])")
+
+
+def _untagged_shell(body: list[str]) -> bool:
+    """An untagged Markdown fence is shell when it starts with a shell's ``#!`` line or
+    holds an SGLang command (the reStructuredText literal block's test)."""
+    first = next((t.strip() for t in body if t.strip()), "")
+    return bool(_SHEBANG.match(first)) or bool(_SHELLISH.search("\n".join(body)))
 
 
 def _indent(line: str) -> int:

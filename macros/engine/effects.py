@@ -13,9 +13,11 @@ resolve decides.
 
 from __future__ import annotations
 
+from typing import Any
+
 from macros.engine.model import Database
 from macros.engine.resolve import resolve
-from macros.engine.results import AxisState, OptionState, Resolution
+from macros.engine.results import AxisState, OptionState, Resolution, TextRef
 from macros.engine.selection import Selection
 
 NO_EFFECT = "gate.no-effect"
@@ -62,8 +64,73 @@ def probe_options(db: Database, sel: Selection, res: Resolution,
     return out
 
 
-def with_probed(res: Resolution, probed: dict[str, dict[str, str]]) -> list[AxisState]:
-    """The selection's settings with each probed option greyed for its reason."""
+def explain(db: Database, sel: Selection, res: Resolution, axis_id: str, option: str,
+            reason: str) -> tuple[str, dict[str, Any]]:
+    """What a probed option's reason names, as (text id, fields): for an idle one, the setting
+    of its card that would give it an effect (gate.no-effect.with), else the platforms where it
+    has one (gate.no-effect.on), else the current choice it equals (gate.no-effect.same); for a
+    refused one, the finding SGLang's check would add (gate.refused.why). Mirrored by
+    playground/effects.js explainOption; asked only where a reader reads the reason."""
+    model = db.model(sel.model)
+    flat = {**res.match, **{k: v for k, v in res.picks.items() if v is not None}}
+    if res.avg_len is not None:
+        flat["avg_len"] = res.avg_len
+    labels = {a.id: a for a in model.axes}
+    if reason == REFUSED:
+        other = resolve(db, Selection.flat(model, {**flat, axis_id: option}), strict=False)
+        new = [d for d in other.diagnostics
+               if d.severity.value == "error" and d.rule not in _errors(res)]
+        return ("gate.refused.why", {"why": new[0].message}) if new else (REFUSED, {})
+    card = labels[axis_id].card if axis_id in labels else None
+    mates = [(a, o.id) for a in labels.values() if card is not None and a.card == card
+             and a.id != axis_id for o in a.options]  # the settings of its card, all options
+    for a, o in mates:
+        if o != flat.get(a.id) and _changes(db, model, {**flat, a.id: o}, a.id, o, axis_id, option):
+            return "gate.no-effect.with", {"setting": f"@{a.label}",
+                                           "value": _option_label(model, a.id, o)}
+    here = flat.get("hw")
+    others = [h for h in model.info.hardware if h != here]
+    platforms = [db.platforms[h].label for h in others
+                 if _changes(db, model, {**flat, "hw": h}, "hw", h, axis_id, option)]
+    if platforms:
+        return "gate.no-effect.on", {"platforms": ", ".join(platforms)}
+    for a, o in mates:  # a setting of its card on another platform
+        platforms = [db.platforms[h].label for h in others
+                     if _changes(db, model, {**flat, "hw": h, a.id: o}, a.id, o, axis_id, option)]
+        if platforms:
+            return "gate.no-effect.with-on", {"setting": f"@{a.label}", "platforms": ", ".join(
+                platforms), "value": _option_label(model, a.id, o)}
+    current = next(a.value for a in res.axes if a.axis == axis_id)
+    return "gate.no-effect.same", {"current": _option_label(model, axis_id, current)}
+
+
+def _option_label(model, axis_id: str, option: str) -> TextRef:
+    found = next(o for o in model.axis_index[axis_id].options if o.id == option)
+    return TextRef(id=found.label, fields={"value": option})
+
+
+def _changes(db, model, flat: dict, fixed: str, value: str, axis_id: str, option: str) -> bool:
+    """Whether picking ``option`` of ``axis_id`` changes what the reader sees once ``fixed``
+    is ``value`` (both picks kept as asked: a snapped one does not count)."""
+    base = resolve(db, Selection.flat(model, flat), strict=False)
+    if base.picks.get(fixed, base.match.get(fixed)) != value:
+        return False
+    other = resolve(db, Selection.flat(model, {**flat, axis_id: option}), strict=False)
+    return other.picks.get(axis_id) == option and \
+        other.picks.get(fixed, other.match.get(fixed)) == value and \
+        signature(other) != signature(base) and not _errors(other) - _errors(base)
+
+
+def with_probed(res: Resolution, probed: dict[str, dict[str, str]],
+                explained: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
+                ) -> list[AxisState]:
+    """The selection's settings with each probed option greyed for its reason (``explained``:
+    the reason with what it names, by (setting, option))."""
+    explained = explained or {}
+
+    def greyed(axis_id: str, o: OptionState) -> OptionState:
+        reason, fields = explained.get((axis_id, o.id), (probed[axis_id][o.id], {}))
+        return OptionState(id=o.id, state="disabled", reason=reason, fields=fields)
     return [a.model_copy(update={"options": [
-        OptionState(id=o.id, state="disabled", reason=probed[a.axis][o.id])
-        if o.id in probed.get(a.axis, {}) else o for o in a.options]}) for a in res.axes]
+        greyed(a.axis, o) if o.id in probed.get(a.axis, {}) else o for o in a.options]})
+        for a in res.axes]

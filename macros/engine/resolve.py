@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterator
 
-from macros.engine import calculator, templates
+from macros.engine import calculator, records, templates
 from macros.engine.conditions import attr as _attr
 from macros.engine.catalog import is_placeholder
 from macros.engine.check import cell_rules, check_state
@@ -606,8 +606,28 @@ def dimension_states(db: Database, model: Model, dim: str,
             out.append(OptionState(id=option, state="hidden"))
             continue
         exists = tuple(prefix[d] for d in earlier) + (option,) in keys
-        out.append(_gate_state(model, ctx, dim, option, exists))
+        state = _gate_state(model, ctx, dim, option, exists)
+        if state.reason == "gate.no-cell":
+            state = _no_cell(db, model, prefix, dim, option)
+        out.append(state)
     return out
+
+
+def _no_cell(db, model: Model, prefix: dict[str, str], dim: str, option: str) -> OptionState:
+    """A dimension option no cell has after the earlier choices, with the platforms where one
+    does: with the same choices between the platform and it (gate.no-cell.on), else with any
+    (gate.no-cell.with). playground/resolve.js noCell mirrors it."""
+    at = model.dimensions.index(dim)
+    between = tuple(prefix.get(d) for d in model.dimensions[1:at])
+    keys = [k for k in model.cell_index if k[at] == option]
+    for reason, hits in (("gate.no-cell.on", [k for k in keys if k[1:at] == between]),
+                         ("gate.no-cell.with", keys)):
+        platforms = [db.platforms[h].label for h in model.info.hardware
+                     if any(k[0] == h for k in hits)]
+        if platforms:
+            return OptionState(id=option, state="disabled", reason=reason,
+                               fields={"platforms": ", ".join(platforms)})
+    return OptionState(id=option, state="disabled", reason="gate.no-cell")
 
 
 class _GateContext:
@@ -982,7 +1002,12 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         _release_caveats(st, flags, span, release, default, image, image_rule.sglang, branch,
                          only)
     status = st.cell.status.value
-    if changes is not None:
+    rec = records.record(st.db, st.model, st.cell)
+    if rec is not None and rec.stale:  # the record no longer vouches for the command
+        caveats += [Caveat(kind="stale", text=TextRef(id=f"stale.{s.kind}", fields=s.fields),
+                           flag=s.fields.get("flag")) for s in rec.stale]
+        status = "stale" if status == "verified" else status
+    if changes is not None and status == "verified":
         status = "derived"
         caveats.insert(0, Caveat(kind="derived", text=TextRef(
             id="status.derived.caveat", fields=derived_fields(changes))))
@@ -995,13 +1020,14 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
         nodes=st.nodes,
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
+        docker_args=list(image_rule.args),
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,
         sglang=release,
         sglang_span=span,
         sglang_default=default,
-        sglang_image=image if only else None,
+        sglang_image=image if only else None, record=rec,
         branch_only=[f.text() for f in only],
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, composed),
         axes=axis_states)

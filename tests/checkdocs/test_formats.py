@@ -239,3 +239,19 @@ def test_a_bash_cells_directive_may_follow_its_magic_line():
           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     [block] = sources.notebook_blocks("n.ipynb", json.dumps(nb))
     assert block.skip
+
+
+def test_an_untagged_fence_is_read_when_it_holds_a_command_or_a_shell_script():
+    """Upstream pages leave many fences untagged (```` ``` ```` with no language): one holding
+    an SGLang command or starting with a shell's ``#!`` line is read, other text is not."""
+    page = ("```\npython3 -m sglang.bench_serving --backend sglang\n```\n\n"
+            "```\n#!/bin/bash\nsrun --nodes=2 \\\n    python3 -m sglang.launch_server --model-path m\n```\n\n"
+            "```\n$ sglang serve --model-path m\nserver ready\n```\n\n"
+            "```\npci=realloc=off iommu=pt\n```\n\n"
+            "```text\npython3 -m sglang.launch_server --model-path m\n```\n")
+    blocks = sources.markdown_blocks("page.md", page)
+    assert [b.text.splitlines()[0] for b in blocks] == [
+        "python3 -m sglang.bench_serving --backend sglang", "#!/bin/bash",
+        "sglang serve --model-path m"]
+    assert [b.lines[0].file_line for b in blocks] == [2, 6, 12]
+    assert blocks[2].text.split("\n")[1] == ""  # a console block keeps its '$' lines only

@@ -225,9 +225,11 @@ def test_npu_offers_only_unified_balanced(db):
 def test_prefill_is_greyed_where_no_cell_exists(db):
     from macros.engine.resolve import dimension_states
 
-    roles = {s.id: s.reason for s in dimension_states(db, db.model("kimi-k3"), "role",
-                                                      {"hw": "h100"})}
-    assert roles["prefill"] == "gate.no-cell"
+    roles = {s.id: s for s in dimension_states(db, db.model("kimi-k3"), "role", {"hw": "h100"})}
+    assert roles["prefill"].reason == "gate.no-cell.on"  # named: where a Prefill cell is
+    assert roles["prefill"].fields["platforms"].split(", ") == [
+        db.platforms[h].label for h in db.model("kimi-k3").info.hardware
+        if db.model("kimi-k3").cell({"hw": h, "role": "prefill", "strategy": "default"})]
 
 
 # --- effective configuration --------------------------------------------------------------------

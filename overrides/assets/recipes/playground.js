@@ -26,37 +26,89 @@
  * `recipes command` prints for every reachable selection. Every node is built with
  * createElement/textContent.
  */
-import { parseHash } from './playground/urlstate.js';
-import { clear, el } from './playground/dom.js';
-import { mountValues } from './playground/values.js';
-import { Playground } from './playground/ui.js';
-import { mountDeploy } from './playground/deployui.js';
+// A page loads the Playground's modules only when it has a Playground or a "Your values" panel
+// (import() below): the home page and the guides load this file alone.
 
 // Our language links already point at the same page (and carry the selection). Material's
 // own handler would re-map them through the other site's sitemap.xml, which is empty without
 // a site_url, and send the reader to the other language's home page; keep it out.
+// The switch also keeps the reader's place: a page anchor (#cell-…, a heading) rides along when
+// the link carries no selection of its own, and the heading above the top of the screen, with
+// how far past it the reader was, is handed to the other page (sessionStorage), which scrolls
+// there once its Playground is up. Headings keep their ids across languages (the translators'
+// contract), so the place exists on the other side.
+var PLACE = 'recipes:place';
 document.addEventListener('click', function (event) {
-  var target = event.target;
-  if (target && target.closest && target.closest('a[data-recipes-lang]')) event.stopPropagation();
+  var target = event.target, link = target && target.closest && target.closest('a[data-recipes-lang]');
+  if (!link) return;
+  event.stopPropagation();
+  var href = link.getAttribute('href');
+  if (href.indexOf('#') < 0 && location.hash) link.setAttribute('href', href + location.hash);
+  var place = placeNow();
+  try {
+    if (place) sessionStorage.setItem(PLACE, JSON.stringify({ path: new URL(link.href, location.href).pathname, id: place.id, offset: place.offset }));
+  } catch (e) { /* no storage: the switch lands at the top, as before */ }
 }, true);
 
-function readHash() { return parseHash(location.hash); }
+function headerBottom() {
+  var bar = document.querySelector('.md-header');
+  return bar ? bar.getBoundingClientRect().bottom : 0;
+}
+
+function placeNow() {
+  var top = headerBottom() + 1, found = null;
+  Array.prototype.forEach.call(document.querySelectorAll('.md-content [id]'), function (e) {
+    if (!/^H[1-6]$/.test(e.tagName)) return;
+    if (e.getBoundingClientRect().top <= top) found = e;
+  });
+  if (!found || window.scrollY < 1) return null;
+  return { id: found.id, offset: Math.round(top - found.getBoundingClientRect().top) };
+}
+
+function restorePlace() {
+  var raw = null;
+  try { raw = sessionStorage.getItem(PLACE); sessionStorage.removeItem(PLACE); } catch (e) { return; }
+  if (!raw) return;
+  var place = JSON.parse(raw), target = document.getElementById(place.id);
+  if (place.path !== location.pathname || !target) return;
+  window.scrollTo(0, window.scrollY + target.getBoundingClientRect().top - headerBottom() - 1 + place.offset);
+}
+
+var modules = null;
+function load() {  // the modules a Playground needs, fetched at the same time as its export
+  if (!modules) modules = Promise.all([import('./playground/urlstate.js'), import('./playground/dom.js'),
+    import('./playground/ui.js'), import('./playground/deployui.js')]).then(function (m) {
+    return { parseHash: m[0].parseHash, clear: m[1].clear, el: m[1].el, Playground: m[2].Playground,
+             mountDeploy: m[3].mountDeploy };
+  });
+  return modules;
+}
 
 function mount(root) {
   if (root.getAttribute('data-mounted')) return;
   root.setAttribute('data-mounted', 'loading');
   var lang = root.getAttribute('data-lang') || 'en', model = root.getAttribute('data-model');
-  // The export sits beside this file (assets/recipes/), in the site of the page's language.
   var url = new URL(model + '.' + lang + '.json', import.meta.url);
-  root.setAttribute('aria-busy', 'true');
-  root.appendChild(el('p', { className: 'rp-loading', text: root.getAttribute('data-loading') || '' }));
-  fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
+  var data = fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
     if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status);
     return r.json();
-  }).then(function (data) {
+  });
+  load().then(function (m) { start(root, m, data); }, function (e) {
+    root.setAttribute('data-mounted', 'failed');
+    if (typeof console !== 'undefined') console.warn('recipe playground:', e);
+  });
+}
+
+function start(root, m, data) {
+  var clear = m.clear, el = m.el, Playground = m.Playground;
+  function readHash() { return m.parseHash(location.hash); }
+  // The export sits beside this file (assets/recipes/), in the site of the page's language.
+  root.setAttribute('aria-busy', 'true');
+  root.appendChild(el('p', { className: 'rp-loading', text: root.getAttribute('data-loading') || '' }));
+  data.then(function (data) {
     var pg = new Playground(root, data);
     root.playground = pg;
-    mountDeploy(pg, root);
+    m.mountDeploy(pg, root);
     pg.load(readHash());
     document.addEventListener('recipes:values', function () { if (pg.res) pg.renderOutput(pg.res); });
     window.addEventListener('hashchange', function () {
@@ -65,6 +117,7 @@ function mount(root) {
     });
     root.setAttribute('data-mounted', 'ready');
     root.removeAttribute('aria-busy');
+    restorePlace();
   }).catch(function (e) {
     clear(root);
     root.appendChild(el('p', { className: 'rp-error', text: root.getAttribute('data-failed') || '' }));
@@ -75,8 +128,13 @@ function mount(root) {
 }
 
 function mountAll() {
-  Array.prototype.forEach.call(document.querySelectorAll('details.recipe-values'), mountValues);
-  Array.prototype.forEach.call(document.querySelectorAll('.recipe-playground'), mount);
+  var panels = document.querySelectorAll('details.recipe-values');
+  if (panels.length) import('./playground/values.js').then(function (m) {
+    Array.prototype.forEach.call(panels, m.mountValues);
+  });
+  var playgrounds = document.querySelectorAll('.recipe-playground');
+  Array.prototype.forEach.call(playgrounds, mount);
+  if (!playgrounds.length) restorePlace();  // else once the Playground has its height
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', mountAll);

@@ -110,7 +110,9 @@ DeployAs.prototype.fileBlock = function (f) {
 
 /** Add "Deploy as" under the Playground's output and follow every result it renders. */
 export function mountDeploy(pg, root) {
-  var parent = root.querySelector('[data-testid="output"]') || root;
+  // the output's full-width rest (output.js layout), so the sticky command beside the cards
+  // stays short
+  var parent = root.querySelector('[data-testid="output-rest"]') || root.querySelector('[data-testid="output"]') || root;
   var deploy = new DeployAs(pg, parent);
   var render = pg.renderOutput;
   pg.renderOutput = function (res) {

@@ -5,7 +5,7 @@
  * would change nothing (gate.no-effect) or give a command SGLang refuses (gate.refused):
  * optionProbe and probeQueue for the page, probeOptions all at once for Node. Pure: no DOM.
  */
-import { has } from './python.js';
+import { has, list } from './python.js';
 import { envText, flagText, sameFlag } from './flags.js';
 import { compose } from './resolve.js';
 
@@ -92,6 +92,68 @@ export function optionProbe(data, res) {
     var now = errorRules(other);
     return Object.keys(now).some(function (r) { return !errors[r]; }) ? REFUSED : null;
   };
+}
+
+// effects.explain: what a greyed option's reason names, as {reason, fields}; asked only when a
+// reader points at the option (it composes up to a few dozen selections)
+export function explainOption(data, res, axisId, option, reason) {
+  var flat = { avg_len: res.avg_len };
+  Object.keys(res.match).forEach(function (k) { flat[k] = res.match[k]; });
+  Object.keys(res.picks).forEach(function (k) { if (res.picks[k] !== null) flat[k] = res.picks[k]; });
+  function withPicks(extra) {
+    var sel = {};
+    Object.keys(flat).forEach(function (k) { sel[k] = flat[k]; });
+    Object.keys(extra).forEach(function (k) { sel[k] = extra[k]; });
+    return sel;
+  }
+  function picked(r, key) { return has(r.picks, key) && r.picks[key] !== null && r.picks[key] !== undefined ? r.picks[key] : r.match[key]; }
+  function changes(sel, fixed, value) {
+    var base, other;
+    try { base = compose(data, sel); } catch (e) { return false; }
+    if (picked(base, fixed) !== value) return false;
+    var sel2 = {};
+    Object.keys(sel).forEach(function (k) { sel2[k] = sel[k]; });
+    sel2[axisId] = option;
+    try { other = compose(data, sel2); } catch (e) { return false; }
+    if (other.picks[axisId] !== option || picked(other, fixed) !== value) return false;
+    if (signatureOf(other) === signatureOf(base)) return false;
+    var was = errorRules(base), now = errorRules(other);
+    return !Object.keys(now).some(function (r) { return !was[r]; });
+  }
+  function optionLabel(axis, id) {
+    var found = axis.options.filter(function (o) { return o.id === id; })[0];
+    return { id: found.label, fields: { value: id } };
+  }
+  if (reason === REFUSED) {
+    var other = compose(data, withPicks((function () { var o = {}; o[axisId] = option; return o; })()));
+    var errors = errorRules(res), fresh = other.diagnostics.filter(function (d) { return d.severity === 'error' && !errors[d.rule]; });
+    return fresh.length ? { reason: 'gate.refused.why', fields: { why: fresh[0].message } } : { reason: REFUSED, fields: {} };
+  }
+  var axes = {}, axis;
+  data.axes.forEach(function (a) { axes[a.id] = a; });
+  axis = axes[axisId];
+  var card = axis ? axis.card : null, mates = [];
+  if (card) data.axes.forEach(function (a) {
+    if (a.card === card && a.id !== axisId) a.options.forEach(function (o) { mates.push([a, o.id]); });
+  });
+  var i, extra;
+  for (i = 0; i < mates.length; i++) {
+    if (mates[i][1] === flat[mates[i][0].id]) continue;
+    extra = {}; extra[mates[i][0].id] = mates[i][1];
+    if (changes(withPicks(extra), mates[i][0].id, mates[i][1]))
+      return { reason: 'gate.no-effect.with', fields: { setting: '@' + mates[i][0].label, value: optionLabel(mates[i][0], mates[i][1]) } };
+  }
+  var platforms = {}, others = list(data.model.hardware).filter(function (h) { return h !== flat.hw; });
+  data.platforms.forEach(function (p) { platforms[p.id] = p.label; });
+  var on = others.filter(function (h) { return changes(withPicks({ hw: h }), 'hw', h); });
+  if (on.length) return { reason: 'gate.no-effect.on', fields: { platforms: on.map(function (h) { return platforms[h]; }).join(', ') } };
+  for (i = 0; i < mates.length; i++) {
+    var mate = mates[i];
+    on = others.filter(function (h) { var x = { hw: h }; x[mate[0].id] = mate[1]; return changes(withPicks(x), mate[0].id, mate[1]); });
+    if (on.length) return { reason: 'gate.no-effect.with-on', fields: { setting: '@' + mate[0].label, platforms: on.map(function (h) { return platforms[h]; }).join(', '), value: optionLabel(mate[0], mate[1]) } };
+  }
+  var current = res.axes.filter(function (a) { return a.axis === axisId; })[0].value;
+  return { reason: 'gate.no-effect.same', fields: { current: optionLabel(axis, current) } };
 }
 
 export function probeOptions(data, res) {  // effects.probe_options, all at once (for Node)

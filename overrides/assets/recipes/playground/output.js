@@ -5,7 +5,13 @@
  * the caveats; the calculator panel with its request-length input (which hands the length to
  * the Playground, ui.js); the findings; the changes against the recipe cell; the effective
  * configuration table. render(res) fills them all from one result. DOM.
+ *
+ * Layout (playground.css): the status line, the run modes and the command (with Copy and the
+ * pointer to "Your values") are the output's top, beside the controls and sticky on a wide
+ * screen; everything else (router, client calls, caveats, calculator, findings, changes,
+ * effective settings) is the output's rest, full width under both. Nothing scrolls inside.
  */
+import { recordFields } from './records.js';
 import { list } from './python.js';
 import { commandText, curlText, dockerText, pythonText, routerText } from './render.js';
 import { calcField } from './calculator.js';
@@ -25,6 +31,20 @@ Output.prototype.block = function (testid, titleId, parent) {
   var self = this, wrap = el('div', { className: 'rp-block rp-block--' + testid });
   var head = el('div', { className: 'rp-block__head' }, [el('span', { className: 'rp-block__title', text: this.t(titleId) })]);
   var copy = el('button', { type: 'button', className: 'rp-copy', text: this.t('ui.copy'), 'data-copy': testid });
+  var values = document.querySelector('details.recipe-values');
+  if (values && (testid === 'command' || testid === 'docker')) {
+    // the placeholders (<rank>, <node0-ip> …) are filled in "Your values": point to it
+    var link = el('a', { className: 'rp-values-link', href: '#' + (values.id || 'your-values'), text: this.t('ui.values-link'), 'data-testid': testid + '-values-link' });
+    if (!values.id) values.id = 'your-values';
+    link.addEventListener('click', function (e) {
+      e.preventDefault();
+      values.open = true;
+      values.scrollIntoView({ block: 'start' });
+      var first = values.querySelector('input');
+      if (first) first.focus({ preventScroll: true });
+    });
+    head.appendChild(link);
+  }
   // focusable, so a keyboard can scroll a long line (as Material does for its code blocks)
   var pre = el('pre', { className: 'rp-code' }), code = el('code', { 'data-testid': testid, tabindex: '0', 'aria-label': this.t(titleId) });
   pre.appendChild(code);
@@ -40,7 +60,8 @@ Output.prototype.block = function (testid, titleId, parent) {
  *  configuration. */
 Output.prototype.build = function (main) {
   var self = this, data = this.data;
-  var out = el('div', { className: 'rp-output', 'data-testid': 'output' });
+  var top = el('div', { className: 'rp-output', 'data-testid': 'output' });
+  var out = top;
   var head = el('div', { className: 'rp-status' });
   this.badge = el('span', { 'data-testid': 'status' });
   this.footprint = el('span', { className: 'rp-footprint', 'data-testid': 'footprint' });
@@ -50,8 +71,11 @@ Output.prototype.build = function (main) {
   this.command = this.block('command', 'ui.command', out);
   this.release = el('p', { className: 'rp-release', 'data-testid': 'release' });
   this.command.wrap.appendChild(this.release);
+  this.buildRunModes(top);
+  out = el('div', { className: 'rp-output-rest', 'data-testid': 'output-rest' });
   this.router = this.block('router', 'ui.router', out);
-  this.buildRunModes(out);
+  this.curl = this.block('curl', 'ui.run.curl', out);
+  this.pythonClient = this.block('python-client', 'ui.run.python', out);
   this.caveatBox = el('ul', { className: 'rp-caveats', 'data-testid': 'caveats' });
   out.appendChild(this.caveatBox);
 
@@ -81,6 +105,8 @@ Output.prototype.build = function (main) {
   out.appendChild(effBox);
   this.effBox = effBox;
 
+  // the top's own column: sticky inside it, so it never rides over the rest below
+  main.appendChild(el('div', { className: 'rp-side' }, [top]));
   main.appendChild(out);
 };
 
@@ -102,8 +128,6 @@ Output.prototype.buildRunModes = function (out) {
   out.insertBefore(modes, this.command.wrap);
   this.docker = this.block('docker', 'ui.run.docker', out);
   out.insertBefore(this.docker.wrap, this.command.wrap.nextSibling);
-  this.curl = this.block('curl', 'ui.run.curl', out);
-  this.pythonClient = this.block('python-client', 'ui.run.python', out);
 };
 
 Output.prototype.renderRunModes = function (res) {
@@ -180,7 +204,8 @@ Output.prototype.render = function (res) {
   var self = this, data = this.data;
   this.badge.className = 'recipe-badge recipe-badge--' + res.status;
   this.badge.textContent = this.t('status.' + res.status);
-  this.badge.title = this.t('status.' + res.status + '.title');
+  this.badge.title = this.t('status.' + res.status + '.title') + (res.record  // its round
+    ? ' ' + this.t('record.on', recordFields(data, res.record, this.t('record.unknown'))) : '');
   var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
   this.footprint.textContent = this.t(platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', {
     total: String(res.nodes * platform.gpus_per_node), nodes: String(res.nodes), per_node: String(platform.gpus_per_node) }) +

@@ -9,8 +9,8 @@
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
 import { text } from './render.js';
-import { optionProbe, probeQueue } from './effects.js';
-import { hashOf, ownsHash, readSelection } from './urlstate.js';
+import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue } from './effects.js';
+import { hashOf, ownsHash, readSelection, unknownPairs } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
 
@@ -50,10 +50,15 @@ Playground.prototype.group = function (key, labelId, options, parent) {
     var tip = el('span', { className: 'rp-tip', role: 'tooltip', id: tipId, hidden: 'hidden' });
     b.addEventListener('click', function () {
       if (b.getAttribute('aria-disabled') === 'true') return;  // greyed: nothing changes
-      self.choose(key, o.id);
+      self.choose(key, o.id, b);
     });
     g.buttons[o.id] = b; g.tips[o.id] = tip;
-    line.appendChild(el('span', { className: 'rp-opt' }, [b, tip]));
+    var opt = el('span', { className: 'rp-opt' }, [b, tip]);
+    // a greyed option says what would make it count once the reader points at it (explainOption)
+    ['mouseenter', 'focusin', 'touchstart'].forEach(function (kind) {
+      opt.addEventListener(kind, function () { self.explain(key, o.id); }, { passive: true });
+    });
+    line.appendChild(opt);
   });
   row.appendChild(box);
   parent.appendChild(row);
@@ -98,6 +103,8 @@ Playground.prototype.build = function () {
   }
 
   main.appendChild(controls);
+  this.notice = el('p', { className: 'rp-notice', role: 'status', 'data-testid': 'hash-notice', hidden: 'hidden' });
+  root.appendChild(this.notice);
   this.output = new Output(this, main);
   root.appendChild(main);
 };
@@ -122,20 +129,19 @@ Playground.prototype.releaseControl = function (parent) {
   this.releaseSelect = select;
 };
 
-Playground.prototype.choose = function (key, value) {
+/** A click on an option: the new result, with the clicked option kept where the reader's
+ *  finger or pointer is (the output above it may grow or shrink; the page must not jump). On
+ *  a wide screen the command stays in view beside the cards (sticky, playground.css). */
+Playground.prototype.choose = function (key, value, button) {
+  var before = button ? button.getBoundingClientRect().top : null;
+  this.notice.hidden = true;  // the reader has moved on from the link
   if (this.dims.indexOf(key) >= 0) this.top[key] = value;
   else this.explicit[key] = value;
   this.update(true);
-  this.reveal();
-};
-
-/** After a click, bring the command's top edge on screen if it is not (a phone's single
- *  column, where the output sits above the folded cards and below the selectors). */
-Playground.prototype.reveal = function () {
-  var r = this.output.command.wrap.getBoundingClientRect(), bar = document.querySelector('.md-header');
-  var top = (bar ? bar.getBoundingClientRect().bottom : 0) + 8, bottom = window.innerHeight;
-  if (r.top >= top && r.top <= bottom - 48) return;
-  window.scrollBy(0, r.top - Math.max(top, Math.min(bottom - r.height - 16, bottom - 160)));
+  if (before !== null) {
+    var moved = button.getBoundingClientRect().top - before;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  }
 };
 
 /** Is this hash a Playground selection (and not a heading anchor)? */
@@ -143,6 +149,9 @@ Playground.prototype.owns = function (hash) { return ownsHash(this.data, this.di
 
 Playground.prototype.load = function (hash) {
   var self = this, read = readSelection(this.data, this.dims, hash), input = this.output.avgInput;
+  var unknown = unknownPairs(this.data, this.dims, hash);
+  this.notice.hidden = !unknown.length;  // a link's value this page does not offer, named
+  this.notice.textContent = unknown.length ? this.t('ui.hash-unknown', { pairs: unknown.join(', ') }) : '';
   this.avgLen = read.avgLen;
   this.release = read.release;
   this.top = read.top;
@@ -223,6 +232,21 @@ Playground.prototype.probeIdle = function (res) {
   setTimeout(step, 0);
 };
 
+/** Put what a probed option's reason names into its tip (effects.explainOption), once per
+ *  selection: the setting, platform or release that would give it an effect, or the finding
+ *  that SGLang would refuse. */
+Playground.prototype.explain = function (key, option) {
+  var b = this.groups[key].buttons[option], tip = this.groups[key].tips[option];
+  var reason = b.getAttribute('data-reason');
+  if ((reason !== NO_EFFECT && reason !== REFUSED) || !this.res || b.getAttribute('data-explained') === String(this.round)) return;
+  var why;
+  try { why = explainOption(this.data, this.res, key, option, reason); } catch (e) { return; }
+  var words = this.t(why.reason, why.fields);
+  b.title = words;
+  tip.textContent = words;
+  b.setAttribute('data-explained', String(this.round));
+};
+
 Playground.prototype.setOption = function (key, state, chosen) {
   var g = this.groups[key];
   var b = g.buttons[state.id], tip = g.tips[state.id];
@@ -231,14 +255,17 @@ Playground.prototype.setOption = function (key, state, chosen) {
   b.setAttribute('aria-pressed', chosen ? 'true' : 'false');
   b.classList.toggle('rp-option--disabled', disabled);
   if (disabled) {
-    var reason = this.t(state.reason || 'gate.not-shown');
+    var reason = this.t(state.reason || 'gate.not-shown', state.fields);
     b.setAttribute('aria-disabled', 'true');
+    b.setAttribute('data-reason', state.reason || '');
+    b.removeAttribute('data-explained');
     b.title = reason;
     tip.textContent = reason;
     tip.hidden = false;
     b.setAttribute('aria-describedby', tip.id);
   } else {
     b.removeAttribute('aria-disabled');
+    b.removeAttribute('data-reason');
     b.removeAttribute('title');
     b.removeAttribute('aria-describedby');
     tip.textContent = '';

@@ -64,6 +64,26 @@ export function readSelection(data, dims, hash) {
   return { top: top, explicit: explicit, avgLen: avgLen, release: release };
 }
 
+/** The pairs of a selection hash this page cannot honour, as 'key=value' (spec=banana, a
+ *  platform the model has no recipe for, a request length out of range, a release the flag
+ *  history does not know): the Playground names them instead of snapping in silence. */
+export function unknownPairs(data, dims, hash) {
+  var out = [], length = data.model.request_length, choices = {};
+  choices.hw = list(data.model.hardware);
+  list(data.model.dimensions).forEach(function (d) { choices[d.id] = d.options.map(function (o) { return o.id; }); });
+  data.axes.forEach(function (a) { choices[a.id] = a.options.map(function (o) { return o.id; }); });
+  Object.keys(hash).forEach(function (k) {
+    var v = hash[k], bad;
+    if (k === 'avg_len') bad = !length || wholeNumber(v, length.min, length.max) === null;
+    else if (k === 'sglang') bad = data.releases.order.indexOf(v) < 0 && v !== 'latest';
+    else if (Object.prototype.hasOwnProperty.call(choices, k)) bad = choices[k].indexOf(v) < 0;
+    if (bad) out.push(k + '=' + v);
+  });
+  return out;
+}
+
+function list(x) { return x || []; }
+
 /** The hash of a result: the cell's keys, every visible setting, then the request length. */
 export function hashOf(dims, res) {
   var parts = dims.map(function (k) { return k + '=' + encodeURIComponent(res.match[k]); });

@@ -1,0 +1,286 @@
+"""The reader's path in a browser (issue #25), both languages, desktop (1440 px) and phone
+(390 px): what a page loads, the search on demand, and the screenshots after a click (saved
+under .build/screenshots/, which git ignores)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers.browser import chromium, require_chromium, serve
+from helpers.models import MODELS
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / ".build" / "screenshots"
+LANGS = ["en", "ko"]
+DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
+
+
+def page_of(lang: str, model_id: str) -> str:
+    return f"/models/{model_id}/" if lang == "en" else f"/{lang}/models/{model_id}/"
+
+
+def home_of(lang: str) -> str:
+    return "/" if lang == "en" else f"/{lang}/"
+
+
+@pytest.fixture(scope="module")
+def site():
+    require_chromium()
+    from macros.site.build import build_site
+
+    scratch = ROOT / ".build" / f"reader-test-{os.getpid()}"
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        with serve(build_site(out=scratch / "site", quiet=True)) as base:
+            yield base
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    with chromium() as b:
+        yield b
+
+
+def _open(browser, base, path, viewport=DESKTOP, ready=True):
+    context = browser.new_context(viewport=viewport, has_touch=viewport is PHONE,
+                                  is_mobile=viewport is PHONE)
+    page = context.new_page()
+    requested: list[str] = []
+    errors: list[str] = []
+    page.on("request", lambda r: requested.append(r.url[len(base):]))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + path, wait_until="networkidle")
+    if ready:
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=20000)
+    return context, page, requested, errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_search_index_loads_when_the_reader_searches(browser, site, model_id, lang):
+    context, page, requested, errors = _open(browser, site, page_of(lang, model_id))
+    try:
+        index = f"{home_of(lang)}search/search_index.json"
+        assert not [u for u in requested if u.startswith(index) or "/workers/search." in u]
+        page.click(".md-search__input")
+        page.keyboard.type("SGLang")
+        page.wait_for_selector(".md-search-result__item", timeout=20000)
+        assert [u for u in requested if u.startswith(index)]
+        assert [u for u in requested if "/workers/search." in u]
+        assert page.locator(".md-search-result__item").count() > 0
+        assert not errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_page_without_a_playground_loads_none_of_it(browser, site, lang):
+    context, page, requested, errors = _open(browser, site, home_of(lang), ready=False)
+    try:
+        page.wait_for_timeout(500)
+        assert not [u for u in requested if "/assets/recipes/playground/" in u
+                    or u.endswith((".en.json", ".ko.json"))]
+        assert not errors
+    finally:
+        context.close()
+
+
+_SCROLLERS = """root => {
+  const out = [];
+  for (const box of root.querySelectorAll('.rp-output, .rp-output-rest')) {
+    for (const e of [box, ...box.querySelectorAll('*')]) {
+      const s = getComputedStyle(e);
+      const x = /(auto|scroll)/.test(s.overflowX) && e.scrollWidth > e.clientWidth + 1;
+      const y = /(auto|scroll)/.test(s.overflowY) && e.scrollHeight > e.clientHeight + 1;
+      if (x || y) out.push(e.tagName + '.' + e.className + ' ' + e.scrollWidth + 'x' + e.scrollHeight
+                           + ' in ' + e.clientWidth + 'x' + e.clientHeight);
+    }
+  }
+  return out;
+}"""
+
+
+def _click_second(page, axis: str) -> None:
+    """Click the first enabled option of ``axis`` that is not picked."""
+    page.locator(f'.rp-axis[data-axis="{axis}"] .rp-option:not([aria-pressed="true"])'
+                 ':not([aria-disabled="true"])').first.click()
+    page.wait_for_timeout(300)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_on_a_desktop_nothing_in_the_output_scrolls_and_the_command_stays_in_view(
+        browser, site, model_id, lang):
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id))
+    try:
+        root = page.locator(".recipe-playground")
+        _click_second(page, "hw")
+        assert root.evaluate(_SCROLLERS) == []
+        page.locator('[data-testid="more"] > summary').click()
+        last = page.locator(".rp-more .rp-option:not([aria-disabled=true]):visible").last
+        last.scroll_into_view_if_needed()
+        last.click()
+        page.wait_for_timeout(300)
+        copy = page.locator('.rp-output [data-copy="command"]')
+        box, view = copy.bounding_box(), page.viewport_size
+        assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"], box
+        assert root.evaluate(_SCROLLERS) == []
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{model_id}-{lang}-desktop.png"))
+        rest = page.locator(".rp-output-rest")  # the sticky top never rides over the rest
+        rest.scroll_into_view_if_needed()
+        top_box, rest_box = page.locator(".rp-output").bounding_box(), rest.bounding_box()
+        assert top_box["y"] + top_box["height"] <= rest_box["y"] + 1, (top_box, rest_box)
+        assert not errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_on_a_phone_a_tap_keeps_the_tapped_option_on_screen_and_tips_stay_inside(
+        browser, site, model_id, lang):
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id), viewport=PHONE)
+    try:
+        page.locator('[data-testid="more"] > summary').tap()
+        options = page.locator(".rp-more .rp-option:not([aria-disabled=true]):visible"
+                               ":not([aria-pressed=true])")
+        assert options.count() > 0
+        picks = [options.nth(i).element_handle()
+                 for i in (0, options.count() // 2, options.count() - 1)]
+        for option in picks:  # the elements themselves: a tap changes which are picked
+            if not option.is_visible() or option.get_attribute("aria-disabled") == "true":
+                continue
+            option.scroll_into_view_if_needed()
+            before = option.bounding_box()
+            option.tap()
+            page.wait_for_timeout(300)
+            after = option.bounding_box()
+            assert abs(after["y"] - before["y"]) <= 2, (before, after)
+            assert 0 <= after["y"] <= PHONE["height"] - after["height"]
+        width = page.evaluate("document.documentElement.scrollWidth")
+        greyed = page.locator('.rp-option[aria-disabled="true"]')
+        for i in range(min(greyed.count(), 12)):
+            g = greyed.nth(i)
+            if not g.is_visible():
+                continue
+            g.focus()
+            tip = page.locator(f'#{g.get_attribute("aria-describedby")}')
+            box = tip.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        assert page.evaluate("document.documentElement.scrollWidth") <= max(width, PHONE["width"])
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{model_id}-{lang}-phone.png"))
+        assert not errors
+    finally:
+        context.close()
+
+
+_SPLIT_WORDS = """() => {
+  const out = [], word = /[가-힣A-Za-z0-9]*[가-힣][가-힣A-Za-z0-9]*/g;
+  const places = '.md-nav__link, .md-typeset a, .md-typeset td, .md-typeset th, .md-header__topic';
+  for (const box of document.querySelectorAll(places)) {
+    if (!box.getClientRects().length || box.closest('pre, code, .md-nav[hidden]')) continue;
+    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('pre, code')) continue;
+      for (const m of node.data.matchAll(word)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
+                             .map(r => Math.round(r.top)));
+        if (tops.size > 1) out.push(m[0] + ' in ' + box.tagName + ': ' + box.textContent.trim().slice(0, 40));
+      }
+    }
+  }
+  return [...new Set(out)];
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("path", ["/ko/", *(f"/ko/models/{m}/" for m in MODELS)])
+def test_korean_never_breaks_inside_a_word_in_nav_toc_links_and_tables(browser, site, path,
+                                                                       viewport):
+    context, page, _, errors = _open(browser, site, path, viewport=viewport, ready=False)
+    try:
+        if viewport is PHONE:  # the navigation drawer, opened as a reader would
+            page.locator('label.md-header__button[for="__drawer"]').tap()
+            page.wait_for_timeout(400)
+        assert page.evaluate(_SPLIT_WORDS) == []
+        assert not errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_an_unknown_value_in_the_link_is_named_not_snapped_in_silence(db, browser, site,
+                                                                      model_id, lang):
+    axis = db.model(model_id).axes[0].id
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id) + f"#{axis}=banana")
+    try:
+        notice = page.locator('[data-testid="hash-notice"]')
+        assert notice.is_visible()
+        assert f"{axis}=banana" in notice.text_content()
+        assert page.locator(f'.rp-axis[data-axis="{axis}"] [aria-pressed="true"]').count() == 1
+        _click_second(page, "hw")  # the reader moves on: the notice goes
+        assert not notice.is_visible()
+        assert not errors
+    finally:
+        context.close()
+
+
+def _switch(page, to: str) -> None:
+    page.evaluate("to => document.querySelector(`a[data-recipes-lang='${to}']`).click()", to)
+    page.wait_for_load_state("networkidle")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_language_switch_keeps_the_cell_anchor(db, browser, site, model_id, lang):
+    from macros.site.pages import cell_anchor
+
+    model = db.model(model_id)
+    anchor = cell_anchor(model, model.cells[len(model.cells) // 2].match)
+    other = "ko" if lang == "en" else "en"
+    path = page_of(lang, model_id) + "commands/"
+    context, page, _, errors = _open(browser, site, path + f"#{anchor}", ready=False)
+    try:
+        _switch(page, other)
+        assert page.url.endswith(page_of(other, model_id) + f"commands/#{anchor}")
+        heading = page.locator(f"#{anchor}").bounding_box()
+        assert 0 <= heading["y"] <= 200, heading
+        assert not errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_language_switch_keeps_the_reading_place(browser, site, lang, viewport):
+    model_id = MODELS[0]
+    other = "ko" if lang == "en" else "en"
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id), viewport=viewport)
+    try:
+        headings = page.locator(".md-content h2[id]")
+        target = headings.nth(headings.count() * 2 // 3)
+        name = target.get_attribute("id")
+        target.scroll_into_view_if_needed()
+        page.evaluate("id => { const h = document.getElementById(id); "
+                      "window.scrollBy(0, h.getBoundingClientRect().top - 100); }", name)
+        page.wait_for_timeout(200)
+        _switch(page, other)
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=20000)
+        page.wait_for_timeout(300)
+        box = page.locator(f"#{name}").bounding_box()
+        assert 0 <= box["y"] <= 200, (name, box)
+        assert not errors
+    finally:
+        context.close()
