@@ -309,6 +309,19 @@ def _launcher(call: ast.Call) -> bool:
     return False
 
 
+def _no_shell(call: ast.Call) -> bool:
+    """SGLang's notebook launchers run no shell: they split the whole string at whitespace
+    (a '\\' and a line end are spaces), so a line end does not end the command."""
+    f = call.func
+    return (f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")) in LAUNCHERS
+
+
+def _joined(lines: list[tuple[str, Line]]) -> list[tuple[str, Line]]:
+    """A launcher's lines as the one command it runs: each line but the last continued."""
+    return [(text + " \\" if k < len(lines) - 1 and not text.rstrip().endswith("\\")
+             else text, where) for k, (text, where) in enumerate(lines)]
+
+
 _PREFIX = re.compile(r"(?i)[rbuf]*")
 
 
@@ -427,6 +440,8 @@ def _python_blocks(path: str, cell: notebook.Cell, lines: list[tuple[str, Line]]
         arg = node.args[0]
         placed = _string_lines(arg, lines)
         if placed is not None:
+            if _no_shell(node):
+                placed = _joined(placed)
             blocks.append(_block(path, "notebook", placed, "python string", directive))
             continue
         words = _words_of(arg, lines)
@@ -435,6 +450,8 @@ def _python_blocks(path: str, cell: notebook.Cell, lines: list[tuple[str, Line]]
             words = [(text, Line(where.file_line, where.start, None, where.cell,
                                  where.cell_line)) for text in arg.value.split("\n")]
         if words is not None:
+            if _no_shell(node) and not isinstance(arg, (ast.List, ast.Tuple)):
+                words = _joined(words)
             blocks.append(_block(path, "notebook", words, "python value", directive))
             blocks[-1].fixable = False  # rebuilt from Python values, not the file's text
     return blocks

@@ -161,7 +161,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
         raise RecipeError([Problem(str(root), None, None,
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
-        model = _load_model(out, model_dir, base, platforms, clis, router, shared_text, bench)
+        model = _load_model(out, model_dir, base, platforms, clis, router, shared_text, bench,
+                            containers)
         if model:
             models[model.id] = model
     if not out.problems and not models:
@@ -413,7 +414,7 @@ def _check_fields(out, docs, key, tables) -> None:
 
 
 def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
-                bench_releases) -> Model | None:
+                bench_releases, containers=None) -> Model | None:
     docs = {}
     for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
         path = model_dir / f"{name}.yaml"
@@ -451,5 +452,6 @@ def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
                   tuple(a.id for a in overlays.axes), rules, bench, merged)
     from macros.engine.validate import Validator  # validate.py reads this module's types and helpers
     catalog, releases = clis[info.cli]  # the CLI the model declares judges its flags
-    Validator(out, model, docs, platforms, catalog, router, releases, bench_releases).run()
+    Validator(out, model, docs, platforms, catalog, router, releases, bench_releases,
+              containers).run()
     return model

@@ -1020,6 +1020,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
         nodes=st.nodes,
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
+        docker_args=list(image_rule.args),
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,

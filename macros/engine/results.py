@@ -93,6 +93,7 @@ class Resolution(Frozen):
     avg_len: int | None  # the request length the calculators read (None: the model has none)
     model_name: str
     docker_image: str
+    docker_args: list[str]  # the image's own docker run options here (after the vendor's)
     sglang: str  # the release the command is written for: its image's, else the pinned one
     # the consecutive releases around it that accept every flag (None: it refuses one)
     sglang_span: tuple[str, str] | None

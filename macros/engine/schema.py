@@ -230,6 +230,9 @@ class ImageRule(Strict):
     # the SGLang release the image ships ("0.5.19"; "latest" for a tag that follows the newest
     # release); left out for a branch build, whose commands are written for the pinned release
     sglang: str | None = None
+    # docker run options the image needs where this rule matches (a platform's, say), printed
+    # after the vendor's; each one an option of hardware.yaml's containers.run_flags
+    args: list[str] = []
 
 
 class Fact(Strict):
@@ -604,6 +607,8 @@ class BenchResult(Strict):
     rows: list[BenchRow] = []
     accuracy: list[AccuracyScore] = []
     notes: list[str] = []
+    # announced upstream with no numbers yet: no rows, no scores, no build; shown as pending
+    pending: bool = False
 
 
 class BenchmarksFile(Strict):

@@ -480,6 +480,9 @@ class Site:
             if axis_id not in model.dimensions:
                 labels.append(self.t(next(o.label for o in model.axis_index[axis_id].options
                                           if o.id == option), model))
+        if res.pending:  # announced upstream, no numbers yet
+            return [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} "
+                    f"{_md(self.t('bench.pending'))})\n"]
         version = _md(self.t(rnd.text, model) if rnd is not None and rnd.text else
                       f"SGLang {rnd.version if rnd is not None else res.sglang}")
         out = [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} {version})\n"]

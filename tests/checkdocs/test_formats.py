@@ -255,3 +255,25 @@ def test_an_untagged_fence_is_read_when_it_holds_a_command_or_a_shell_script():
         "sglang serve --model-path m"]
     assert [b.lines[0].file_line for b in blocks] == [2, 6, 12]
     assert blocks[2].text.split("\n")[1] == ""  # a console block keeps its '$' lines only
+
+
+def test_a_launcher_string_is_one_command_whatever_its_line_ends():
+    """SGLang's ``launch_server_cmd`` and ``execute_shell_command`` run no shell: they split the
+    whole string at whitespace, so a line without a trailing '\\' still continues the command;
+    a ``subprocess`` call with a shell keeps the shell's reading."""
+    cell = ('server, port = launch_server_cmd("""\n'
+            "python3 -m sglang.launch_server --model-path m\n"
+            "    --max-lora-rank 256\n"
+            '    --log-level warning\n""")\n'
+            'subprocess.check_output("""python3 -m sglang.launch_server --model-path m\n'
+            '    --log-level warning""", shell=True)')
+    nb = json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
+                                "execution_count": None, "source": cell}],
+                     "metadata": {"language_info": {"name": "python"}}, "nbformat": 4,
+                     "nbformat_minor": 5})
+    launcher, shell = sources.notebook_blocks("nb.ipynb", nb)
+    assert launcher.text.split("\n")[1:4] == [
+        "python3 -m sglang.launch_server --model-path m \\", "    --max-lora-rank 256 \\",
+        "    --log-level warning \\"]
+    assert shell.text.split("\n") == ["python3 -m sglang.launch_server --model-path m",
+                                      "    --log-level warning"]

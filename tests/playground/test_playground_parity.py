@@ -345,6 +345,32 @@ def test_helpers_match_python(tmp_path, db):
         assert not bad, f"{key}: {len(bad)} differ, e.g. (case, python, js): {bad[:3]}"
 
 
+def test_js_applies_the_catalogs_flag_bounds_and_negations_as_python_does(model_id, recipes_copy,
+                                                                         tmp_path):
+    """A server fact of flag-bounds.yaml (an EP wider than TP) and a negated flag (the --no-
+    form of a BooleanOptionalAction flag no model names) in a cell: the Playground's command,
+    diagnostics and effective configuration are Python's."""
+    from helpers.models import edit_yaml
+    from macros.engine.database import load_database
+
+    base = load_database(recipes_copy)
+    negation = next(s.negations[0] for _, s in sorted(base.catalog.flags.items()) if s.negations)
+    tp = next((int(f.value) for f in base.model(model_id).cell_flags[0]
+               if f.name == "--tp-size" and f.value.isdigit()), 1)
+    def change(data):
+        flags = [f for f in data["cells"][0]["flags"] if not f.startswith("--ep-size")]
+        flags[1:1] = [f"--ep-size {tp * 2}", negation]
+        data["cells"][0]["flags"] = flags
+    edit_yaml(recipes_copy / model_id / "cells.yaml", change)
+    copy = load_database(recipes_copy)
+    got, sel = _js_on_first_cell(copy, model_id, tmp_path, lambda data: None)
+    want = _expected(copy, model_id, sel)
+    assert negation in want["command_en"]
+    assert any("must be at most --tp-size" in d[2] for d in want["diagnostics_en"])
+    for key in ("command_en", "diagnostics_en", "effective", "rules"):  # an English export
+        assert got[key] == want[key], key
+
+
 def test_a_renamed_port_flag_ends_the_playgrounds_commands_as_pythons(model_id, recipes_copy,
                                                                      tmp_path):
     """The Playground's splice and client port read the port role too: on a copy whose port

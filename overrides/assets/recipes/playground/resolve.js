@@ -432,6 +432,7 @@ function finish(st, axisStates, dimStates) {
     model: info.id, hw: st.hw, match: st.match, pd: pd,
     status: status, cell_status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
     picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
+    docker_args: list(imageRule.args).slice(),
     hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
     calculations: calculations,
     caveats: cav,
