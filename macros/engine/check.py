@@ -433,7 +433,9 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
         out.append(Finding(Severity.error, "catalog.bad-value", problem, [name, other],
                            text_id="catalog.bad-value", fields={"problem": problem}))
     model_flags = catalog.roles.get("model", ())
-    if model_flags and seen.keys().isdisjoint(model_flags) and cmd.model is None:
+    more = any(shellvalues.stray_placeholder(w) for w, _, _ in cmd.positionals)
+    if model_flags and seen.keys().isdisjoint(model_flags) and cmd.model is None \
+            and not more:  # `...`, `[args]` stand for more arguments: the model among them
         out.append(Finding(Severity.error, "catalog.missing-model",
                            f"the command names no model ({model_flags[0]})", [model_flags[0]],
                            text_id="catalog.missing-model"))
