@@ -107,6 +107,7 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "cell_status": res.cell_status,
         "status_label": render.status_label(db, res.status, lang),
         "verified_in": res.verified_in,
+        "record": render.record_json(db, model, res.record, lang),
         "nodes": res.nodes,
         "selection": {k: v for k, v in res.picks.items() if v is not None},
         "avg_len": res.avg_len,
@@ -190,7 +191,9 @@ def cmd_command(args) -> int:
         from macros.site.deploy import command_output
 
         print(command_output(db, model, res, args.lang), end="")
-        for c in (c for c in res.caveats if c.kind == "release"):  # a chosen release's notes
+        if res.record is not None:  # the round behind the badge, and why it is stale
+            print(f"# {render.record_text(db, model, res.record, args.lang)}", file=sys.stderr)
+        for c in (c for c in res.caveats if c.kind in ("release", "stale")):
             print(f"note: {render.text(db, model, c.text, args.lang)}", file=sys.stderr)
     return _command_errors(db, model, res)
 
@@ -313,6 +316,13 @@ def cmd_calc(args) -> int:
             print(db.t(args.lang, text_id, model, **fields))
         for row in rows:
             print(f"L={row['avg_len']:>7}  {consts.pins} {row['text'] or '—'}")
+    return EXIT_OK
+
+
+def cmd_verify_report(args) -> int:
+    from macros.site import verification
+
+    print(verification.printed(_db(args), args.format, args.lang))
     return EXIT_OK
 
 
@@ -518,6 +528,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lang", choices=["en", "ko"], default="en")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.set_defaults(func=cmd_calc)
+
+    s = sub.add_parser("verify-report", help="every cell's verification record, stale first")
+    s.add_argument("--lang", choices=["en", "ko"], default="en")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.set_defaults(func=cmd_verify_report)
 
     s = sub.add_parser("export", help="the JSON the Playground reads")
     s.add_argument("model")

@@ -30,6 +30,22 @@ def built_site(tmp_path_factory):
     return build_site(out=tmp_path_factory.mktemp("site") / "site", quiet=True)
 
 
+@pytest.fixture(scope="session")
+def outdated_site(tmp_path_factory):
+    """(project, site): a copy of the project whose Korean translate guide is missing and whose
+    English home gained a sentence (so the Korean home is outdated), built once per run with
+    MkDocs. Its readers (test_site, test_engines) only read it."""
+    from helpers.project import project_copy
+    from macros.site.build import build_site
+
+    root = project_copy(tmp_path_factory.mktemp("outdated"))
+    (root / "docs/ko/guides/translate.md").unlink()  # shown from English, with its notice
+    home = root / "docs/en/index.md"
+    home.write_text(home.read_text(encoding="utf-8") + "\nA new English sentence.\n",
+                    encoding="utf-8")  # the Korean home is now outdated
+    return root, build_site(out=root / "site", root=root, quiet=True)
+
+
 def pytest_configure(config):
     from helpers.sybil_docs import register_counts
 

@@ -171,7 +171,12 @@ def markdown_blocks(path: str, text: str, mdx: bool = False) -> list[Block]:
         while j < len(phys) and not close.match(phys[j][1]):
             j += 1
         language = _language(m.group("info"))
-        if language in SHELL_LANGS:
+        if not language and _untagged_shell([t for _, t in phys[i + 1:j]]):
+            # an untagged fence holding an SGLang command (or a shell script) is read as
+            # the shell it is; a '$ ' prompt makes it a console session
+            prompt = any(re.match(r"[ \t]*\$[ \t]", t) for _, t in phys[i + 1:j])
+            language = "console" if prompt else "literal"
+        if language in SHELL_LANGS or language == "literal":
             lines = []
             for k, (start, line) in enumerate(phys[i + 1:j]):
                 cut = min(_indent(line), indent)
@@ -194,6 +199,13 @@ _RST_LITERAL = re.compile(r"(?P<indent>[ \t]*)(?!\.\.\s).*::[ \t]*$")
 _SHELLISH = re.compile(r"(?m)^[ \t]*(?:\$[ \t]+)?(?:[A-Z_][A-Z0-9_]*=\S*[ \t]+)*"
                        r"(?:sudo[ \t]+)?(?:sglang[ \t]|python3?[ \t]+-m[ \t]+sglang|"
                        r"docker[ \t]+run|curl[ \t])")
+
+
+def _untagged_shell(body: list[str]) -> bool:
+    """An untagged Markdown fence is shell when it starts with a shell's ``#!`` line or
+    holds an SGLang command (the reStructuredText literal block's test)."""
+    first = next((t.strip() for t in body if t.strip()), "")
+    return bool(_SHEBANG.match(first)) or bool(_SHELLISH.search("\n".join(body)))
 
 
 def _indent(line: str) -> int:
@@ -295,6 +307,19 @@ def _launcher(call: ast.Call) -> bool:
         owner = f.value.id if isinstance(f.value, ast.Name) else ""
         return f.attr in _SUBPROCESS and owner in ("subprocess", "sp", "os")
     return False
+
+
+def _no_shell(call: ast.Call) -> bool:
+    """SGLang's notebook launchers run no shell: they split the whole string at whitespace
+    (a '\\' and a line end are spaces), so a line end does not end the command."""
+    f = call.func
+    return (f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")) in LAUNCHERS
+
+
+def _joined(lines: list[tuple[str, Line]]) -> list[tuple[str, Line]]:
+    """A launcher's lines as the one command it runs: each line but the last continued."""
+    return [(text + " \\" if k < len(lines) - 1 and not text.rstrip().endswith("\\")
+             else text, where) for k, (text, where) in enumerate(lines)]
 
 
 _PREFIX = re.compile(r"(?i)[rbuf]*")
@@ -415,6 +440,8 @@ def _python_blocks(path: str, cell: notebook.Cell, lines: list[tuple[str, Line]]
         arg = node.args[0]
         placed = _string_lines(arg, lines)
         if placed is not None:
+            if _no_shell(node):
+                placed = _joined(placed)
             blocks.append(_block(path, "notebook", placed, "python string", directive))
             continue
         words = _words_of(arg, lines)
@@ -423,6 +450,8 @@ def _python_blocks(path: str, cell: notebook.Cell, lines: list[tuple[str, Line]]
             words = [(text, Line(where.file_line, where.start, None, where.cell,
                                  where.cell_line)) for text in arg.value.split("\n")]
         if words is not None:
+            if _no_shell(node) and not isinstance(arg, (ast.List, ast.Tuple)):
+                words = _joined(words)
             blocks.append(_block(path, "notebook", words, "python value", directive))
             blocks[-1].fixable = False  # rebuilt from Python values, not the file's text
     return blocks

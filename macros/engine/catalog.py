@@ -319,7 +319,7 @@ def value_problem(spec: FlagSpec, values: tuple[str, ...]) -> str | None:
         if spec.late_choices and v.upper() not in {c.upper() for c in spec.late_choices}:
             return (f"{spec.name} {v}: SGLang rejects '{v}' at startup "
                     f"(valid: {', '.join(spec.late_choices)})")
-        bad = _type_problem(spec.type, v)
+        bad = _type_problem(spec.type, v, _infinite(spec.default))
         if bad is None and spec.bound is not None:
             bad = spec.bound.problem(_number(spec.type, v))
         if bad:
@@ -334,7 +334,16 @@ def _one_number(spec: FlagSpec, values: tuple[str, ...] | None) -> int | float |
     return _number(spec.type, values[0])
 
 
-def _type_problem(kind: str, v: str) -> str | None:
+def _infinite(default: Any) -> bool:
+    """Whether a flag's default is itself infinite (bench_serving's ``--request-rate inf``):
+    then ``inf`` is one of its values, not a slip."""
+    try:
+        return not math.isfinite(float(default))
+    except (TypeError, ValueError):
+        return False
+
+
+def _type_problem(kind: str, v: str, infinite_ok: bool = False) -> str | None:
     if kind in NUMERIC_TYPES:
         try:
             number = _number(kind, v)
@@ -343,7 +352,8 @@ def _type_problem(kind: str, v: str) -> str | None:
         except ValueError:
             return {"int": f"'{v}' is not an integer", "float": f"'{v}' is not a number",
                     "human_readable_int": f"'{v}' is not a size like 65536, 128k or 1Mi"}[kind]
-        if isinstance(number, float) and not math.isfinite(number):  # float() takes them
+        if isinstance(number, float) and not math.isfinite(number) \
+                and not (infinite_ok and not math.isnan(number)):  # float() takes them
             return f"'{v}' is not a finite number"
     elif kind == "json":
         try:

@@ -248,10 +248,17 @@ def _continued_at(logical: Logical) -> tuple[int, int] | None:
     return None
 
 
+# argparse's own option on every program's parser (add_help): it prints the help and exits
+HELP = frozenset({"-h", "--help"})
+
+
 def _commands(lines: list[Logical], catalog_of, run_flags: dict[str, bool] | None = None,
-              problems: list[tuple[int, str, str]] | None = None) -> list[Command]:
+              problems: list[tuple[int, str, str]] | None = None,
+              helps: list[int] | None = None) -> list[Command]:
     """The commands of registered programs whose parser ``catalog_of(program)`` gives (None:
-    not read); a line of flags the line above does not continue goes into ``problems``."""
+    not read); a line of flags the line above does not continue goes into ``problems``; a
+    command asking for its help (``-h``) is no command to judge: its line goes into
+    ``helps``."""
     commands: list[Command] = []
     lines = _split_continued(lines, problems)
     found_at = [[programs.find([w.text for w in words]) for words in logical.commands]
@@ -268,6 +275,10 @@ def _commands(lines: list[Logical], catalog_of, run_flags: dict[str, bool] | Non
                                      "this as a separate command"))
                 continue
             tool, first, start = found
+            if any(w.text in HELP for w in words[start:]):
+                if helps is not None:
+                    helps.append(words[0].line)
+                continue  # argparse prints the help and exits: nothing else is read or run
             catalog = catalog_of(tool)
             if catalog is None:
                 continue
@@ -422,7 +433,9 @@ def catalog_findings(cmd: Command, catalog: Catalog, env_known: set[str],
         out.append(Finding(Severity.error, "catalog.bad-value", problem, [name, other],
                            text_id="catalog.bad-value", fields={"problem": problem}))
     model_flags = catalog.roles.get("model", ())
-    if model_flags and seen.keys().isdisjoint(model_flags) and cmd.model is None:
+    more = any(shellvalues.stray_placeholder(w) for w, _, _ in cmd.positionals)
+    if model_flags and seen.keys().isdisjoint(model_flags) and cmd.model is None \
+            and not more:  # `...`, `[args]` stand for more arguments: the model among them
         out.append(Finding(Severity.error, "catalog.missing-model",
                            f"the command names no model ({model_flags[0]})", [model_flags[0]],
                            text_id="catalog.missing-model"))
@@ -781,12 +794,13 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
             return db.catalog  # to group its words; it is judged by nothing more
         return catalog
 
-    commands = _commands(read.lines, parser, db.containers.run_flags, problems)
+    helps: list[int] = []
+    commands = _commands(read.lines, parser, db.containers.run_flags, problems, helps)
     raw = [Finding(Severity.error, rule, message, [], line)
            for line, rule, message in sorted(problems, key=lambda p: p[0])]
     curls = _curls(read.lines)
     if not commands and not curls:
-        if any(rule == "parse.shell" for _, rule, _ in problems):
+        if helps or any(rule == "parse.shell" for _, rule, _ in problems):
             return raw
         return raw + [Finding(Severity.error, "parse.no-command",
                               f"no command of {', '.join(programs.names())} and no curl "

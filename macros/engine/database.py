@@ -26,7 +26,7 @@ from macros.engine.errors import Problem, RecipeError, choices_hint
 from macros.engine.flags import READER_PLACEHOLDERS
 from macros.engine.model import _FIELD, LANGS, Database, Model
 from macros.engine.releases import Migration, Releases
-from macros.engine.schema import (AxesFile, BenchmarksFile, CellsFile, HardwareFile, MigrationsFile, ModelFile, PlaceholdersFile, Platform, RulesFile)
+from macros.engine.schema import (AxesFile, BenchmarksFile, CellsFile, HardwareFile, MigrationsFile, ModelFile, PlaceholdersFile, Platform, RulesFile, VerificationFile)
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "recipes"
@@ -161,7 +161,8 @@ def load_database(root: Path | str = RECIPES) -> Database:
         raise RecipeError([Problem(str(root), None, None,
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
-        model = _load_model(out, model_dir, base, platforms, clis, router, shared_text, bench)
+        model = _load_model(out, model_dir, base, platforms, clis, router, shared_text, bench,
+                            containers)
         if model:
             models[model.id] = model
     if not out.problems and not models:
@@ -288,6 +289,7 @@ def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Cata
         raise RecipeError([Problem(name, None, None, f"not a flag history "
                                    f"({type(exc).__name__}: {exc}); run 'recipes catalog'")]) \
             from None
+    _load_staleness(out, catalog_dir, base, releases)
     doc = out.load(catalog_dir / "migrations.yaml", base) \
         if (catalog_dir / "migrations.yaml").exists() else None
     parsed = out.parse(doc, MigrationsFile) if doc else None
@@ -314,6 +316,24 @@ def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Cata
                     "replaces it")
         releases.migrations.append(Migration(m.id, m.flag, dict(m.rename), dict(m.default)))
     return releases
+
+
+def _load_staleness(out: _Collector, catalog_dir: Path, base: Path, releases: Releases) -> None:
+    """verification.yaml: how far behind the newest release a record may fall, and which facts
+    of a flag make its meaning (each one the flag history records)."""
+    path = catalog_dir / "verification.yaml"
+    doc = out.load(path, base) if path.exists() else None
+    parsed = out.parse(doc, VerificationFile) if doc else None
+    if parsed is None:
+        return
+    facts = releases.fact_keys()
+    for section in ("meaning", "switch_meaning"):
+        for i, key in enumerate(getattr(parsed, section)):
+            if key not in facts:
+                out.add(doc, (section, i), f"'{key}' is not a fact the flag history records "
+                        f"({choices_hint(key, sorted(facts))})")
+    releases.staleness = (parsed.releases_behind, tuple(parsed.meaning),
+                          tuple(parsed.switch_meaning))
 
 
 def _load_catalog(path: Path, source: str, base: Path, history: dict | None = None) -> Catalog:
@@ -394,7 +414,7 @@ def _check_fields(out, docs, key, tables) -> None:
 
 
 def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
-                bench_releases) -> Model | None:
+                bench_releases, containers=None) -> Model | None:
     docs = {}
     for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
         path = model_dir / f"{name}.yaml"
@@ -432,5 +452,6 @@ def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
                   tuple(a.id for a in overlays.axes), rules, bench, merged)
     from macros.engine.validate import Validator  # validate.py reads this module's types and helpers
     catalog, releases = clis[info.cli]  # the CLI the model declares judges its flags
-    Validator(out, model, docs, platforms, catalog, router, releases, bench_releases).run()
+    Validator(out, model, docs, platforms, catalog, router, releases, bench_releases,
+              containers).run()
     return model

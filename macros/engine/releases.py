@@ -61,6 +61,9 @@ class Releases:
         self._accepts: dict[tuple, bool] = {}
         self._masks: dict[tuple, int] = {}
         self._facts: dict[tuple, object] = {}  # every command asks the same few facts again
+        # when a verification record goes stale (verification.yaml): the releases it may fall
+        # behind the newest, and the facts of a flag that make its meaning
+        self.staleness: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
 
     @property
     def newest(self) -> str:
@@ -169,6 +172,30 @@ class Releases:
         memo = ("fact", name, key, version)
         if memo not in self._facts:
             self._facts[memo] = self.reader.fact("flags", name, key, self.reader.at(version))
+        return self._facts[memo]
+
+    def fact_keys(self) -> set[str]:
+        """Every fact the history records of a flag."""
+        keys: set[str] = set()
+        for entry in self.reader.data["flags"].values():
+            keys |= set(entry.get("facts", {})) | set(entry.get("changes", {}))
+        return keys
+
+    def meaning_changes(self, name: str, keys) -> list[tuple[str, str]]:
+        """Each release (after the first) where flag ``name`` gains, loses or changes one of the
+        facts ``keys`` against the release before: ``(release, fact)``; a flag that leaves the
+        history is ``(release, "removed")``."""
+        memo = ("meaning", name, tuple(keys))
+        if memo not in self._facts:
+            out = []
+            for before, after in zip(self.order, self.order[1:]):
+                had, has = self.has(before, name), self.has(after, name)
+                if had and not has:
+                    out.append((after, "removed"))
+                elif had and has:
+                    out += [(after, k) for k in keys if self._fact(name, k, before)
+                            != self._fact(name, k, after)]
+            self._facts[memo] = out
         return self._facts[memo]
 
     def has(self, version: str, name: str) -> bool:

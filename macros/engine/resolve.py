@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterator
 
-from macros.engine import calculator, templates
+from macros.engine import calculator, records, templates
 from macros.engine.conditions import attr as _attr
 from macros.engine.catalog import is_placeholder
 from macros.engine.check import cell_rules, check_state
@@ -1002,7 +1002,12 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         _release_caveats(st, flags, span, release, default, image, image_rule.sglang, branch,
                          only)
     status = st.cell.status.value
-    if changes is not None:
+    rec = records.record(st.db, st.model, st.cell)
+    if rec is not None and rec.stale:  # the record no longer vouches for the command
+        caveats += [Caveat(kind="stale", text=TextRef(id=f"stale.{s.kind}", fields=s.fields),
+                           flag=s.fields.get("flag")) for s in rec.stale]
+        status = "stale" if status == "verified" else status
+    if changes is not None and status == "verified":
         status = "derived"
         caveats.insert(0, Caveat(kind="derived", text=TextRef(
             id="status.derived.caveat", fields=derived_fields(changes))))
@@ -1015,13 +1020,14 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
         nodes=st.nodes,
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
+        docker_args=list(image_rule.args),
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,
         sglang=release,
         sglang_span=span,
         sglang_default=default,
-        sglang_image=image if only else None,
+        sglang_image=image if only else None, record=rec,
         branch_only=[f.text() for f in only],
         caveats=caveats, diagnostics=diagnostics, effective=_effective(st, composed),
         axes=axis_states)

@@ -61,7 +61,7 @@ class AxisState(Frozen):
 
 
 class Caveat(Frozen):
-    kind: str  # derived | redirect | warn | pin | calculator | round | migrated | release
+    kind: str  # derived | redirect | warn | pin | calculator | round | migrated | release | stale
     text: TextRef
     flag: str | None = None
 
@@ -93,6 +93,7 @@ class Resolution(Frozen):
     avg_len: int | None  # the request length the calculators read (None: the model has none)
     model_name: str
     docker_image: str
+    docker_args: list[str]  # the image's own docker run options here (after the vendor's)
     sglang: str  # the release the command is written for: its image's, else the pinned one
     # the consecutive releases around it that accept every flag (None: it refuses one)
     sglang_span: tuple[str, str] | None
@@ -100,6 +101,7 @@ class Resolution(Frozen):
     # a branch build's own values the command uses (then valid in that image only, no range)
     sglang_image: str | None = None
     branch_only: list[str] = []
+    record: Any = None  # records.Record of a verified or in-progress cell (its round)
     hints: list[TextRef]
     env: list[str]
     program: str

@@ -191,7 +191,13 @@ class Dimension(Strict):
     options: list[DimensionOption] = Field(min_length=1)
 
 
+_DATE = r"^20[0-9]{2}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$"  # 2026-11 or 2026-11-30
+
+
 class Round(Strict):
+    """A verification record: what ran, on which build, when, where and by whom; a field the
+    reference does not say is left out and shown as unknown (issue #24)."""
+
     id: str
     version: str  # as the round's notes name the build ("v0.5.18 @ 71de97b2", "PR #25820")
     sglang: str | None = None  # the release it ran on, when the build is one (0.5.18)
@@ -199,6 +205,11 @@ class Round(Strict):
     # rather than a build ("not recorded upstream")
     text: str | None = None
     notes: list[str] = []
+    image: NonEmpty | None = None  # the image it ran in
+    digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
+    date: Annotated[str, Field(pattern=_DATE)] | None = None
+    hardware: list[str] = []  # the platforms it ran on (else those of its results)
+    by: NonEmpty | None = None  # who ran it: a team, or a link to the run
 
 
 class NameRule(Strict):
@@ -219,6 +230,9 @@ class ImageRule(Strict):
     # the SGLang release the image ships ("0.5.19"; "latest" for a tag that follows the newest
     # release); left out for a branch build, whose commands are written for the pinned release
     sglang: str | None = None
+    # docker run options the image needs where this rule matches (a platform's, say), printed
+    # after the vendor's; each one an option of hardware.yaml's containers.run_flags
+    args: list[str] = []
 
 
 class Fact(Strict):
@@ -593,6 +607,8 @@ class BenchResult(Strict):
     rows: list[BenchRow] = []
     accuracy: list[AccuracyScore] = []
     notes: list[str] = []
+    # announced upstream with no numbers yet: no rows, no scores, no build; shown as pending
+    pending: bool = False
 
 
 class BenchmarksFile(Strict):
@@ -610,6 +626,14 @@ class MigrationEntry(Strict):
     flag: str  # the deprecated flag (one without a value)
     rename: dict[str, str] = Field(min_length=1)  # partner flag -> its new name
     default: dict[str, str] = {}  # new name -> value when the partner is absent
+
+
+class VerificationFile(Strict):
+    """recipes/catalog/verification.yaml: when a verification record goes stale."""
+
+    releases_behind: int = Field(ge=0, le=1000)
+    meaning: list[str] = Field(min_length=1)
+    switch_meaning: list[str] = []
 
 
 class MigrationsFile(Strict):

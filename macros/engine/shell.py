@@ -75,7 +75,7 @@ _TOKEN = re.compile(r"""
   | (?P<bracket>\[[^\s\[\]'"`$\\;&()<>]*\|[^\s\[\]'"`$\\;&()<>]*\](?=[\s;&)]|\Z))
   | (?P<plain>[^ \t\n'"\\\#;&|()<>$`]+)
   | (?P<newline>\n)
-  | (?P<cont>\\\n)
+  | (?P<cont>\\(?:\n|\Z))
   | (?P<bscomment>\\[ \t]+\#[^\n]*(?:\n|\Z))
   | (?P<spaced>\\[ \t]+\n)
   | (?P<escape>\\.?)

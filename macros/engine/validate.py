@@ -25,6 +25,7 @@ from macros.engine.catalog import Catalog, FlagSpec, value_problem
 from macros.engine.model import (EXPORTED_TEXT_ID, HINT_FIELDS, LANGS, RESERVED_KEYS, Model, _flag_problem,
                        branch_value_problem, likely_typo)
 from macros.engine.errors import choices_hint
+from macros.engine.docker import option_problem
 from macros.engine.flags import Flag, parse_flag_text
 from macros.engine.releases import Releases
 from macros.engine.schema import BranchValue, Cell, Platform, Status, constant_problem
@@ -88,8 +89,9 @@ class Validator:
     """Cross-file checks for one model; every finding points into the file that is wrong."""
 
     def __init__(self, out, model: Model, docs, platforms, catalog, router, releases,
-                 bench_releases: bench_serving.BenchReleases | None = None):
+                 bench_releases: bench_serving.BenchReleases | None = None, containers=None):
         self.out, self.m, self.docs = out, model, docs
+        self.containers = containers  # hardware.yaml's, for the images' docker options
         self.platforms, self.catalog, self.router = platforms, catalog, router
         self.releases: Releases = releases
         self.bench_releases = bench_releases  # needed by run(), not by the vocabulary
@@ -601,14 +603,31 @@ class Validator:
         for i, rule in enumerate(info.docker_images):
             self.condition(d, ("docker_images", i, "when"), rule.when)
             self.release(d, ("docker_images", i, "sglang"), rule.sglang, image=True)
+            for j, arg in enumerate(rule.args):
+                self.docker_arg(d, ("docker_images", i, "args", j), arg)
         for i, r in enumerate(info.rounds):
             self.release(d, ("rounds", i, "sglang"), r.sglang)
             named = _release_named(r.version, self.releases.order)
             if r.sglang is not None and named is not None and named != r.sglang:
                 self.out.add(self.docs[d], ("rounds", i, "sglang"), f"round '{r.id}' ran "
                              f"{r.version}, which names release {named}, not {r.sglang}")
+            for j, hw in enumerate(r.hardware):  # the record's platforms are the model's
+                if hw not in info.hardware:
+                    self.out.add(self.docs[d], ("rounds", i, "hardware", j), f"round "
+                                 f"'{r.id}' ran on hardware '{hw}', not a platform of the model "
+                                 f"({choices_hint(hw, info.hardware)})")
         for i, f in enumerate(info.pd.router.flags if info.pd else []):
             self.flag_text(d, ("pd", "router", "flags", i), f, one=False, catalog=self.router)
+
+    def docker_arg(self, doc: str, path: tuple, text: str) -> None:
+        """One docker run option an image rule adds: an option ``recipes check`` knows
+        (hardware.yaml's containers.run_flags), written as it takes a value."""
+        if self.containers is None:  # hardware.yaml did not load: reported there
+            return
+        problem = option_problem(text, self.containers.run_flags)
+        if problem:
+            self.out.add(self.docs[doc], path, f"{problem} (run_flags: "
+                         f"{', '.join(self.containers.run_flags)})")
 
     def _cli(self) -> None:
         """What the model's CLI serves: an LLM answers the OpenAI API (``api``), a diffusion
@@ -968,15 +987,23 @@ class Validator:
             self.text(d, ("accuracy_benchmarks", bid, "label"), decl.label)
         for i, res in enumerate(bench.results):
             p = ("results", i)
-            if res.round is None and res.sglang is None:
+            if res.pending:
+                given = [k for k in ("round", "sglang", "rows", "accuracy", "extra_flags",
+                                     "extra_env", "latency_percentile")
+                         if getattr(res, k) not in (None, [])]
+                if given:
+                    self.out.add(doc, p + (given[0],), f"a pending result has no numbers and "
+                                 f"no run yet; remove '{given[0]}' or 'pending: true'")
+            elif res.round is None and res.sglang is None:
                 self.out.add(doc, p, "a result names its 'round' or the 'sglang' version it ran "
                              f"on (rounds: {', '.join(rounds) or 'none in model.yaml'})")
             elif res.round is not None and res.round not in rounds:
                 self.out.add(doc, p + ("round",), f"unknown round '{res.round}' "
                              f"({choices_hint(res.round, rounds)})")
-            if not res.rows and not res.accuracy:
+            if not res.rows and not res.accuracy and not res.pending:
                 self.out.add(doc, p, "a result gives speed 'rows', 'accuracy' scores or both; "
-                             "this one gives neither")
+                             "this one gives neither (one announced without numbers yet is "
+                             "'pending: true')")
             if res.latency_percentile is not None and not res.rows:
                 self.out.add(doc, p + ("latency_percentile",), "'latency_percentile' says what "
                              "the TTFT and TPOT of speed rows are, and this result has no rows")

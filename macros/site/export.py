@@ -79,7 +79,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         _strings(part, used)
     used |= {k for k in db.text[lang] if k.split(".")[0] in
              ("status", "source", "severity", "table", "ui", "catalog", "opt", "eff", "gate", "hint",
-              "migrate", "release", "deploy")}
+              "migrate", "release", "stale", "record", "deploy")}
     text = {k: v for k, v in sorted(model.text[lang].items()) if k in used}
     return {
         "version": EXPORT_VERSION,
@@ -96,7 +96,8 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
                     **_catalog_slice(db.catalog, names, env_names)},
         "release_catalogs": {v: _catalog_slice(db.releases.catalog(v), names, env_names)
                              for v in releases},
-        "releases": _releases(db),
+        "releases": {**_releases(db), "staleness": _staleness(db, model)},
+        "round_results": _round_results(model),
         # the placeholders a reader fills and what a deployment file fills them with
         # (site/servers.py, playground/deploy.js)
         "reader_values": [v.model_dump(mode="json") for v in db.reader_values],
@@ -131,6 +132,32 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
             "env": sorted(n for n in env_names if n in catalog.env),
             "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
                                if n in catalog.deprecated_env}}
+
+
+def _staleness(db: Database, model) -> dict | None:
+    """What the Playground needs to judge a record stale (records.stale): how far behind a
+    record may fall, and where each flag of the model's cells changes meaning, as a valued
+    flag and as a switch."""
+    rule = db.releases.staleness
+    if rule is None:
+        return None
+    behind, meaning, switch = rule
+    names = sorted({f.name for flags in model.cell_flags for f in flags})
+    return {"behind": behind,
+            "meaning": {n: db.releases.meaning_changes(n, meaning) for n in names},
+            "switch": {n: db.releases.meaning_changes(n, meaning + switch) for n in names}}
+
+
+def _round_results(model) -> dict:
+    """Each round's benchmark results: how many, and the platforms they ran on."""
+    out: dict[str, dict] = {}
+    for r in model.benchmarks.results if model.benchmarks else ():
+        if r.round is not None:
+            entry = out.setdefault(r.round, {"hardware": [], "results": 0})
+            entry["results"] += 1
+            if "hw" in r.match and r.match["hw"] not in entry["hardware"]:
+                entry["hardware"].append(r.match["hw"])
+    return out
 
 
 def _releases(db: Database) -> dict:

@@ -28,8 +28,8 @@ from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from mkdocs.exceptions import PluginError
 
-from macros.engine import bench_serving, served
-from macros.site import render, runmodes
+from macros.engine import bench_serving, records, served
+from macros.site import render, runmodes, verification
 from macros.engine.calculator import fmt as calc_fmt, of_command
 from macros.engine.model import Database
 from macros.engine.errors import Problem, RecipeError, choices_hint
@@ -241,7 +241,7 @@ class Site:
             ("ui.run.python", [_fence(runmodes.python_text(self.db, model, res, self.lang),
                                       "python")]),
         ]
-        out = [f"**{title}** {self._badge(res.status, model)}", ""]
+        out = [f"**{title}** {self._badge(res.status, model, res.record)}", ""]
         for text_id, body in tabs:
             out += [f'=== "{_esc(self.t(text_id))}"', "", _indent("\n".join(body)), ""]
         return "\n".join(out)
@@ -281,13 +281,24 @@ class Site:
                 ", ".join(model.info.hardware)
             raise MacroError(f"badge: {model_id} has no cell {'/'.join(sel.match.values())} "
                              f"(cells on {hw}: {known})")
-        return self._badge(cell.status.value, model)
+        return self._cell_badge(cell, model)
 
-    def _badge(self, status: str, model=None) -> str:
+    def _cell_badge(self, cell, model) -> str:
+        """A cell's badge: "stale" for a verified cell whose record is; the tooltip adds the
+        record ("verified on 0.5.18 · date unknown · B300")."""
+        rec = records.record(self.db, model, cell)
+        status = "stale" if cell.status.value == "verified" and rec and rec.stale \
+            else cell.status.value
+        return self._badge(status, model, rec)
+
+    def _badge(self, status: str, model=None, rec=None) -> str:
         """A status badge; its tooltip is ``model``'s own meaning of the status when the model
-        words one (``status.<id>.title`` in its text files), else the catalog's."""
+        words one (``status.<id>.title`` in its text files), else the catalog's; then the
+        record of the cell, where it has one."""
         label = render.status_label(self.db, status, self.lang)
         title = render.status_title(self.db, status, self.lang, model)
+        if rec is not None:
+            title += " " + render.record_line(self.db, model, rec, self.lang)
         return (f'<span class="recipe-badge recipe-badge--{_esc(status)}" '
                 f'title="{_esc(title)}">{_esc(label)}</span>')
 
@@ -359,7 +370,7 @@ class Site:
                 labels = [_cell_text(x) for x in self._labels(model, cell.match)]
                 labels[-1] = f"[{labels[-1]}]({commands}#{cell_anchor(model, cell.match)})"
                 gpus = f"{cell.nodes}×{p.gpus_per_node}"
-                rows.append(f"| {' | '.join(labels)} | {gpus} | {self._badge(cell.status.value, model)} |")
+                rows.append(f"| {' | '.join(labels)} | {gpus} | {self._cell_badge(cell, model)} |")
         return "\n".join(rows)
 
     def cells(self, model_id: str, **picks) -> str:
@@ -395,7 +406,7 @@ class Site:
             for cell, res, blocks in rows:
                 title = " · ".join(_md(x) for x in self._labels(model, cell.match))
                 plain = " · ".join(self._labels(model, cell.match)).replace('"', "'")
-                out += [f"### {title} {self._badge(cell.status.value, model)} "
+                out += [f"### {title} {self._cell_badge(cell, model)} "
                         f"{{ #{cell_anchor(model, cell.match)} data-toc-label=\"{_esc(plain)}\" }}",
                         "",
                         self.command(model_id, **cell.match, router=False, checks=False,
@@ -469,6 +480,9 @@ class Site:
             if axis_id not in model.dimensions:
                 labels.append(self.t(next(o.label for o in model.axis_index[axis_id].options
                                           if o.id == option), model))
+        if res.pending:  # announced upstream, no numbers yet
+            return [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} "
+                    f"{_md(self.t('bench.pending'))})\n"]
         version = _md(self.t(rnd.text, model) if rnd is not None and rnd.text else
                       f"SGLang {rnd.version if rnd is not None else res.sglang}")
         out = [f"**{_md(' · '.join(labels))}** ({self._badge_for(model, res)} {version})\n"]
@@ -539,7 +553,7 @@ class Site:
 
     def _badge_for(self, model, res) -> str:
         cell = model.cell(res.match)
-        return self._badge(cell.status.value, model) if cell else ""
+        return self._cell_badge(cell, model) if cell else ""
 
     def calculator_table(self, model_id: str, *dims, calculator: str | None = None,
                          **picks) -> str:
@@ -673,6 +687,11 @@ class Site:
                              f"(known: {', '.join(_STATUSES)})")
         return self._badge(status, self.db.model(model_id) if model_id else None)
 
+    def verify_report(self) -> str:
+        """Every model's verified and in-progress cells with their records, stale ones first
+        (``recipes verify-report``)."""
+        return verification.as_markdown(self.db, self.lang, self._badge)
+
     def status_meanings(self) -> str:
         """What each status means, model by model: every status a model's cells carry (and
         "Derived from Verified" where it has a verified cell), each in that model's words."""
@@ -738,7 +757,7 @@ _STATUSES = ("verified", "in-progress", "unverified")
 
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
                "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge",
-               "status_meanings",
+               "status_meanings", "verify_report",
                "about", "values", "run_modes")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",

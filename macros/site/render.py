@@ -105,3 +105,33 @@ def diagnostic_text(db: Database, model: Model, d: Diagnostic, lang: str) -> str
 
 def label(db: Database, model: Model, text_id: str, lang: str, **fields) -> str:
     return db.t(lang, text_id, model, **fields)
+
+
+def record_fields(db: Database, model: Model, rec, lang: str) -> dict[str, str]:
+    """A verification record's fields as text, "unknown" (in ``lang``) where the data is
+    silent."""
+    unknown = db.t(lang, "record.unknown")
+    hardware = ", ".join(db.platforms[h].label if h in db.platforms else h
+                         for h in rec.hardware) or unknown
+    return {"round": rec.round or unknown, "build": rec.build or unknown,
+            "release": rec.release or rec.build or unknown, "image": rec.image or unknown,
+            "digest": rec.digest or unknown, "date": rec.date or unknown,
+            "hardware": hardware, "by": rec.by or unknown, "results": str(len(rec.results))}
+
+
+def record_line(db: Database, model: Model, rec, lang: str) -> str:
+    """The record in one line: "verified on 0.5.18 · 2026-11 · B300"."""
+    return db.t(lang, "record.on", model, **record_fields(db, model, rec, lang))
+
+
+def record_text(db: Database, model: Model, rec, lang: str) -> str:
+    """The whole record in a sentence, every field named."""
+    if rec.round is None:
+        return db.t(lang, "record.none", model)
+    return db.t(lang, "record.round", model, **record_fields(db, model, rec, lang))
+
+
+def record_json(db: Database, model: Model, rec, lang: str) -> dict | None:
+    """A record as the CLI's JSON gives it: its fields, the line and the sentence."""
+    return None if rec is None else {**rec.as_json(), "line": record_line(db, model, rec, lang),
+                                     "text": record_text(db, model, rec, lang)}

@@ -62,7 +62,7 @@ def docker_options(db: Database, res: Resolution) -> list[str]:
     c = db.containers
     platform = db.platforms[res.hw]
     run = c.vendors[platform.vendor.value]
-    lines = [_option(a) for a in run.args]
+    lines = [_option(a) for a in run.args] + [_option(a) for a in res.docker_args]
     if run.per_device:
         devices = platform.gpus_per_node * (platform.devices_per_card or 1)
         each = [_option(run.per_device.replace("{index}", str(i))) for i in range(devices)]

@@ -239,3 +239,41 @@ def test_a_bash_cells_directive_may_follow_its_magic_line():
           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     [block] = sources.notebook_blocks("n.ipynb", json.dumps(nb))
     assert block.skip
+
+
+def test_an_untagged_fence_is_read_when_it_holds_a_command_or_a_shell_script():
+    """Upstream pages leave many fences untagged (```` ``` ```` with no language): one holding
+    an SGLang command or starting with a shell's ``#!`` line is read, other text is not."""
+    page = ("```\npython3 -m sglang.bench_serving --backend sglang\n```\n\n"
+            "```\n#!/bin/bash\nsrun --nodes=2 \\\n    python3 -m sglang.launch_server --model-path m\n```\n\n"
+            "```\n$ sglang serve --model-path m\nserver ready\n```\n\n"
+            "```\npci=realloc=off iommu=pt\n```\n\n"
+            "```text\npython3 -m sglang.launch_server --model-path m\n```\n")
+    blocks = sources.markdown_blocks("page.md", page)
+    assert [b.text.splitlines()[0] for b in blocks] == [
+        "python3 -m sglang.bench_serving --backend sglang", "#!/bin/bash",
+        "sglang serve --model-path m"]
+    assert [b.lines[0].file_line for b in blocks] == [2, 6, 12]
+    assert blocks[2].text.split("\n")[1] == ""  # a console block keeps its '$' lines only
+
+
+def test_a_launcher_string_is_one_command_whatever_its_line_ends():
+    """SGLang's ``launch_server_cmd`` and ``execute_shell_command`` run no shell: they split the
+    whole string at whitespace, so a line without a trailing '\\' still continues the command;
+    a ``subprocess`` call with a shell keeps the shell's reading."""
+    cell = ('server, port = launch_server_cmd("""\n'
+            "python3 -m sglang.launch_server --model-path m\n"
+            "    --max-lora-rank 256\n"
+            '    --log-level warning\n""")\n'
+            'subprocess.check_output("""python3 -m sglang.launch_server --model-path m\n'
+            '    --log-level warning""", shell=True)')
+    nb = json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
+                                "execution_count": None, "source": cell}],
+                     "metadata": {"language_info": {"name": "python"}}, "nbformat": 4,
+                     "nbformat_minor": 5})
+    launcher, shell = sources.notebook_blocks("nb.ipynb", nb)
+    assert launcher.text.split("\n")[1:4] == [
+        "python3 -m sglang.launch_server --model-path m \\", "    --max-lora-rank 256 \\",
+        "    --log-level warning \\"]
+    assert shell.text.split("\n") == ["python3 -m sglang.launch_server --model-path m",
+                                      "    --log-level warning"]

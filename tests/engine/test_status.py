@@ -7,13 +7,27 @@ from __future__ import annotations
 import pytest
 
 from helpers.models import MODELS
+from macros.engine.records import record
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
 from macros.engine.selections import deployment_selections, sample_playground
 
 
-def _verified_cells(db, model_id):
-    return [c for c in db.model(model_id).cells if c.status.value == "verified"]
+def _verified_cells(db, model_id, stale: bool = False):
+    """The verified cells whose record holds (``stale``: those whose record is stale)."""
+    model = db.model(model_id)
+    return [c for c in model.cells if c.status.value == "verified"
+            and bool(record(db, model, c).stale) == stale]
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_every_command_of_a_verified_cell_whose_record_is_stale_is_stale(db, model_id):
+    """A stale record vouches for no command of its cell: each shows "stale", with why."""
+    for cell in _verified_cells(db, model_id, stale=True):
+        for picks in [{}, *cell.verified_with]:
+            res = resolve(db, Selection(model_id, dict(cell.match), picks))
+            assert (res.status, res.cell_status) == ("stale", "verified"), (cell.match, picks)
+            assert [c for c in res.caveats if c.kind == "stale"]
 
 
 @pytest.mark.parametrize("model_id", MODELS)

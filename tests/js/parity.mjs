@@ -7,6 +7,7 @@
 // one object per selection, in the same order (or {error} when the interpreter throws).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compose } from '../../overrides/assets/recipes/playground/resolve.js';
+import { recordFields } from '../../overrides/assets/recipes/playground/records.js';
 import { commandText, curlText, dockerText, pythonText, routerText, text } from '../../overrides/assets/recipes/playground/render.js';
 
 const [enPath, koPath, selPath, outPath] = process.argv.slice(2);
@@ -44,6 +45,7 @@ const out = selections.map((sel) => {
       diagnostics_ko: resKo.diagnostics.map((d) => [d.severity, d.rule, text(ko, d.message)]),
       effective: res.effective.map((e) => [e.knob, e.value !== null ? e.value : text(en, e.value_text), e.source, e.because]),
       caveats: res.caveats.map((c) => [c.kind, c.flag, text(en, c.text)]).sort(),
+      record_ko: res.record ? text(ko, { id: 'record.on', fields: recordFields(ko, resKo.record, text(ko, { id: 'record.unknown', fields: {} })) }) : null,
     };
   } catch (err) {
     return { error: String(err && err.stack || err) };

@@ -76,6 +76,7 @@ def _expected(db, model_id: str, selection: dict, res=None) -> dict:
         "effective": [[e.knob, e.value if e.value is not None
                        else render.label(db, model, e.value_text, "en"), e.source.value, e.because]
                       for e in res.effective],
+        "record_ko": render.record_line(db, model, res.record, "ko") if res.record else None,
         "caveats": _sorted_caveats([c.kind, c.flag, render.text(db, model, c.text, "en")]
                                    for c in res.caveats),
     }
@@ -148,7 +149,7 @@ def test_every_cell_is_among_the_compared_selections(db, model_id, selections):
 KEYS = ("match", "pd", "picks", "command_en", "command_ko", "router", "docker_en", "docker_ko",
         "curl_en", "curl_ko", "python_ko", "status", "cell_status",
         "sglang", "calculations",
-        "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats")
+        "nodes", "rules", "diagnostics_en", "diagnostics_ko", "effective", "caveats", "record_ko")
 
 
 def test_js_matches_python_for_every_selection(db, model_id, selections, js_results):
@@ -342,6 +343,32 @@ def test_helpers_match_python(tmp_path, db):
             f"{len(got[key])} of {len(cases[key])} cases"
         bad = [(case, w, g) for case, w, g in zip(cases[key], values, got[key]) if w != g]
         assert not bad, f"{key}: {len(bad)} differ, e.g. (case, python, js): {bad[:3]}"
+
+
+def test_js_applies_the_catalogs_flag_bounds_and_negations_as_python_does(model_id, recipes_copy,
+                                                                         tmp_path):
+    """A server fact of flag-bounds.yaml (an EP wider than TP) and a negated flag (the --no-
+    form of a BooleanOptionalAction flag no model names) in a cell: the Playground's command,
+    diagnostics and effective configuration are Python's."""
+    from helpers.models import edit_yaml
+    from macros.engine.database import load_database
+
+    base = load_database(recipes_copy)
+    negation = next(s.negations[0] for _, s in sorted(base.catalog.flags.items()) if s.negations)
+    tp = next((int(f.value) for f in base.model(model_id).cell_flags[0]
+               if f.name == "--tp-size" and f.value.isdigit()), 1)
+    def change(data):
+        flags = [f for f in data["cells"][0]["flags"] if not f.startswith("--ep-size")]
+        flags[1:1] = [f"--ep-size {tp * 2}", negation]
+        data["cells"][0]["flags"] = flags
+    edit_yaml(recipes_copy / model_id / "cells.yaml", change)
+    copy = load_database(recipes_copy)
+    got, sel = _js_on_first_cell(copy, model_id, tmp_path, lambda data: None)
+    want = _expected(copy, model_id, sel)
+    assert negation in want["command_en"]
+    assert any("must be at most --tp-size" in d[2] for d in want["diagnostics_en"])
+    for key in ("command_en", "diagnostics_en", "effective", "rules"):  # an English export
+        assert got[key] == want[key], key
 
 
 def test_a_renamed_port_flag_ends_the_playgrounds_commands_as_pythons(model_id, recipes_copy,

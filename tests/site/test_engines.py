@@ -55,17 +55,13 @@ def build_zensical(root: Path, out: Path, offline: list[str]) -> subprocess.Comp
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory):
+def sites(tmp_path_factory, outdated_site):
     require_zensical()
-    from macros.site.build import build_site
 
     tmp = tmp_path_factory.mktemp("engines")
-    root = project_copy(tmp)
-    (root / "docs/ko/guides/translate.md").unlink()  # shown from English, with its notice
-    home = root / "docs/en/index.md"
-    home.write_text(home.read_text(encoding="utf-8") + "\nA new English sentence.\n",
-                    encoding="utf-8")  # the Korean home is now outdated
-    mkdocs = build_site(out=tmp / "mkdocs", root=root, quiet=True)
+    # translate.md gone in Korean, a sentence added to the English home (the Korean one is
+    # outdated); built once per run with MkDocs (conftest), read here
+    root, mkdocs = outdated_site
     offline = _offline_prefix()
     done = build_zensical(root, tmp / "zensical", offline)
     assert done.returncode == 0, done.stderr

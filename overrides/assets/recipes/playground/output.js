@@ -11,6 +11,7 @@
  * screen; everything else (router, client calls, caveats, calculator, findings, changes,
  * effective settings) is the output's rest, full width under both. Nothing scrolls inside.
  */
+import { recordFields } from './records.js';
 import { list } from './python.js';
 import { commandText, curlText, dockerText, pythonText, routerText } from './render.js';
 import { calcField } from './calculator.js';
@@ -203,7 +204,8 @@ Output.prototype.render = function (res) {
   var self = this, data = this.data;
   this.badge.className = 'recipe-badge recipe-badge--' + res.status;
   this.badge.textContent = this.t('status.' + res.status);
-  this.badge.title = this.t('status.' + res.status + '.title');
+  this.badge.title = this.t('status.' + res.status + '.title') + (res.record  // its round
+    ? ' ' + this.t('record.on', recordFields(data, res.record, this.t('record.unknown'))) : '');
   var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
   this.footprint.textContent = this.t(platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', {
     total: String(res.nodes * platform.gpus_per_node), nodes: String(res.nodes), per_node: String(platform.gpus_per_node) }) +

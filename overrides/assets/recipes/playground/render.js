@@ -109,7 +109,7 @@ function clientPort(data, res) { return res.pd ? String(data.model.pd.router.por
 function platformOf(data, hw) { return data.platforms.filter(function (p) { return p.id === hw; })[0]; }
 function dockerOptions(data, res) {
   var c = data.containers, platform = platformOf(data, res.hw), run = c.vendors[platform.vendor];
-  var lines = run.args.map(dockerOption);
+  var lines = run.args.map(dockerOption).concat(list(res.docker_args).map(dockerOption));
   if (run.per_device) {
     var each = [], devices = platform.gpus_per_node * (platform.devices_per_card || 1);
     for (var i = 0; i < devices; i++) each.push(dockerOption(run.per_device.split('{index}').join(String(i))));

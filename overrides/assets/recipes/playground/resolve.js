@@ -15,6 +15,7 @@ import { fmt } from './calculator.js';
 import { accepts, branchIn, migrate, releaseOf } from './releases.js';
 import { checkState } from './check.js';
 import { State } from './state.js';
+import { recordOf } from './records.js';
 import { branchElsewhere, caveats, effective, migratedCaveats, releaseCaveats } from './explain.js';
 
 var INDEX = typeof WeakMap !== 'undefined' ? new WeakMap() : null;
@@ -413,6 +414,13 @@ function finish(st, axisStates, dimStates) {
   Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
   var status = st.cell.status, cav = caveats(st, calculations).concat(migratedCaveats(st, migrated.rewrites, release),
     releaseCaveats(st, flags, release, fallback, image, imageRule.sglang, branch, only));
+  var rec = recordOf(st.data, st.cell);
+  if (rec && rec.stale.length) {  // the record no longer vouches for the command
+    rec.stale.forEach(function (x) {
+      cav.push({ kind: 'stale', text: { id: 'stale.' + x.kind, fields: x.fields }, flag: x.fields.flag || null });
+    });
+    if (status === 'verified') status = 'stale';
+  }
   if (status === 'verified' && st.checkShape) {
     var changes = derivedChanges(st, flags.map(flagText), env);
     if (changes !== null) {
@@ -424,12 +432,13 @@ function finish(st, axisStates, dimStates) {
     model: info.id, hw: st.hw, match: st.match, pd: pd,
     status: status, cell_status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
     picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
+    docker_args: list(imageRule.args).slice(),
     hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
     calculations: calculations,
     caveats: cav,
     diagnostics: checkState(st, flagsNow, envNow, release).concat(branchElsewhere(st, flags, release, branch)),
     sglang: release, sglang_default: fallback,
-    sglang_image: only.length ? image : null, branch_only: only.map(flagText),
+    sglang_image: only.length ? image : null, branch_only: only.map(flagText), record: rec,
     effective: effective(st, composed),
     axes: axisStates, dimensions: dimStates,
     cell: st.cell
