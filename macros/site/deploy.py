@@ -192,6 +192,7 @@ def compose_file(db: Database, model: Model, res: Resolution, lang: str,
 
 def files(db: Database, model: Model, res: Resolution, fmt: str, lang: str,
           release: str | None = None) -> list[File]:
+    db = db.serving(model)  # the model's own CLI decides what a config file can carry
     if fmt == "config":
         return config_files(db, model, res, lang)
     if fmt == "compose":

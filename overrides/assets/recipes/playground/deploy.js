@@ -7,7 +7,7 @@
  * (tests/js/deploy_parity.mjs, tests/playground/test_deploy_parity.py).
  */
 import { compose } from './resolve.js';
-import { text } from './render.js';
+import { text, wrap } from './render.js';
 import { shlexSplit, flagText } from './flags.js';
 import { list } from './python.js';
 
@@ -49,30 +49,6 @@ export function yamlLines(value, indent) {
     });
   }
   return lines;
-}
-var WRAP = 78;
-var WIDE = [[0x1100, 0x115F], [0x2E80, 0xA4CF], [0xAC00, 0xD7A3], [0xF900, 0xFAFF],
-            [0xFE30, 0xFE4F], [0xFF00, 0xFF60], [0xFFE0, 0xFFE6]];
-function width(s) {
-  var n = 0;
-  for (var i = 0; i < s.length; i++) {
-    var cp = s.codePointAt(i);
-    if (cp > 0xFFFF) i++;
-    n += WIDE.some(function (r) { return cp >= r[0] && cp <= r[1]; }) ? 2 : 1;
-  }
-  return n;
-}
-function wrap(line) {  // render.wrap
-  if (width(line) <= WRAP || line.slice(0, 2) === '  ') return [line];
-  var out = [], cur = '', curWidth = 0;
-  line.split(' ').forEach(function (word) {
-    var w = width(word);
-    if (cur && curWidth + 1 + w > WRAP) { out.push(cur); cur = word; curWidth = w; }
-    else if (cur) { cur = cur + ' ' + word; curWidth += 1 + w; }
-    else { cur = word; curWidth = w; }
-  });
-  out.push(cur);
-  return out;
 }
 function commentLines(texts) {
   var out = [];

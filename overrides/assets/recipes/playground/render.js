@@ -57,7 +57,7 @@ function width(s) {  // render.width: two columns for Hangul, CJK and full-width
   }
   return n;
 }
-function wrap(line) {
+export function wrap(line) {  // render.wrap: the comment lines of a command, at most WRAP wide
   if (width(line) <= WRAP || line.slice(0, 2) === '  ') return [line];
   var out = [], cur = '', curWidth = 0;
   line.split(' ').forEach(function (word) {
