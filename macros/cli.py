@@ -191,7 +191,7 @@ def cmd_command(args) -> int:
         from macros.site.deploy import command_output
 
         print(command_output(db, model, res, args.lang), end="")
-        if res.record is not None:  # the round behind the badge, and why it is stale
+        if args.verbose and res.record is not None:  # the round behind the badge
             print(f"# {render.record_text(db, model, res.record, args.lang)}", file=sys.stderr)
         for c in (c for c in res.caveats if c.kind in ("release", "stale")):
             print(f"note: {render.text(db, model, c.text, args.lang)}", file=sys.stderr)
@@ -495,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--as", dest="as_", choices=["command", "config", "compose", "k8s"],
                    default="command", help="SGLang's config file and its env file, a Docker "
                    "Compose file or Kubernetes manifests instead of the command")
+    s.add_argument("-v", "--verbose", action="store_true",
+                   help="also print the cell's verification record on stderr (text format)")
     s.set_defaults(func=cmd_command)
     s = sub.add_parser("mcp", help="serve the recipes to agents: an MCP server over stdio")
     s.set_defaults(func=lambda args: __import__("macros.mcp_server").mcp_server.main(args))

@@ -92,11 +92,11 @@ def _message(db: Database, model: Model, lang: str) -> str:
 
 
 def literal(value, python: bool = False) -> str:
-    """A JSON value as one line (``", "`` and ``": "`` between items), or as the Python literal
-    of the same value (``True``, ``None``); ``render.js`` writes the same text."""
-    if isinstance(value, dict):
+    """A JSON value as one line (``", "`` and ``": "`` between items, keys sorted), or as the
+    Python literal of the same value (``True``, ``None``); ``render.js`` writes the same text."""
+    if isinstance(value, dict):  # keys in sorted order, as the export ships them
         return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {literal(v, python)}"
-                               for k, v in value.items()) + "}"
+                               for k, v in sorted(value.items())) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(literal(v, python) for v in value) + "]"
     if python and (value is None or isinstance(value, bool)):
@@ -141,7 +141,7 @@ def python_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
             f"url = {json.dumps(_job_url(db, model, res))}",
             "body = {",
             *[f"    {json.dumps(k, ensure_ascii=False)}: {literal(v, True)},"
-              for k, v in body.items()],
+              for k, v in sorted(body.items())],
             "}",
             "request = urllib.request.Request(url, data=json.dumps(body).encode(),",
             '                                 headers={"Content-Type": "application/json"})',

@@ -207,3 +207,16 @@ def test_check_context_suggests_no_other_gpu_for_an_unknown_platform(cli, db, mo
     model = db.model(model_id).info
     assert (r.code, r.err) == (1, f"error: <check context>: hw '{other}' is not a platform of "
                                   f"{model.name} (known: {', '.join(model.hardware)})\n")
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_command_verbose_prints_the_cells_verification_record_on_stderr(cli, db, model_id):
+    model = db.model(model_id)
+    r = cli("command", model_id, *_args(cell_selection(model)), "--verbose")
+    quiet = cli("command", model_id, *_args(cell_selection(model)))
+    assert r.out == quiet.out  # the command itself is the same
+    record = cli("command", model_id, *_args(cell_selection(model)), "--format", "json").json()
+    if record.get("record") is None:
+        assert r.err == ""
+    else:
+        assert r.err.startswith("# ") and r.err.count("\n") == 1, r.err

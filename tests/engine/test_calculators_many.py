@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.models import EXTRA_CALC_FLAG, MODELS, add_calculator, edit_yaml
+from helpers.models import MODELS, add_calculator, edit_yaml, extra_calc_flag, other_calc_flag
 
 from macros.engine.calculator import fmt
 from macros.engine.database import load_database
@@ -47,18 +47,19 @@ def test_each_calculator_pins_its_own_flag_where_it_applies(extra):
         calc = res.calculation("extra")
         if res.hw == not_on:
             assert calc.value is None and calc.reason.id == "ui.calc.na"
-            assert EXTRA_CALC_FLAG not in [f.name for f in res.flags]
-            assert ("calculator", EXTRA_CALC_FLAG) in [(c.kind, c.flag) for c in res.caveats]
+            assert extra_calc_flag(model_id) not in [f.name for f in res.flags]
+            assert ("calculator", extra_calc_flag(model_id)) in \
+                [(c.kind, c.flag) for c in res.caveats]
         else:
             assert calc.value == fmt(res.avg_len / 8192) and calc.reason is None
-            assert f"{EXTRA_CALC_FLAG} {calc.value}" in res.flag_texts
+            assert f"{extra_calc_flag(model_id)} {calc.value}" in res.flag_texts
 
 
 def _one_more(recipes: Path, model_id: str) -> None:
     """A copy of ``extra`` under another id, pinning another flag."""
     def again(data: dict) -> None:
         data["calculators"].append({**copy.deepcopy(data["calculators"][-1]), "id": "again",
-                                    "pins": "--max-total-tokens"})
+                                    "pins": other_calc_flag(model_id)})
     edit_yaml(recipes / model_id / "model.yaml", again)
 
 
@@ -87,7 +88,7 @@ def test_calc_prints_the_named_calculator(cli, extra):
     assert r.code == 0, r.err
     data = r.json()
     assert (data["calculator"], data["pins"], data["rows"]) == (
-        "extra", EXTRA_CALC_FLAG, [{"avg_len": 4096, "value": 0.5, "text": "0.5"}])
+        "extra", extra_calc_flag(model_id), [{"avg_len": 4096, "value": 0.5, "text": "0.5"}])
     r = cli("--root", str(Path(db.root)), "calc", model_id, *where, "--calculator", "extr")
     assert (r.code, r.err) == (1, f"error: <command line>: --calculator: {model.info.name} "
                                   f"declares no calculator 'extr' (did you mean 'extra'? known: "
@@ -101,7 +102,8 @@ def test_the_command_json_lists_every_calculation(cli, extra):
     r = cli("--root", str(Path(db.root)), "command", model_id, *where, "--format", "json")
     assert r.code == 0, r.err
     last = r.json()["calculations"][-1]
-    assert last == {"id": "extra", "pins": EXTRA_CALC_FLAG, "value": None, "text": None,
+    assert last == {"id": "extra", "pins": extra_calc_flag(model_id), "value": None,
+                    "text": None,
                     "exact": None, "reason": "The calculator does not apply here."}
 
 
@@ -142,10 +144,10 @@ def _copy_of_extra_refused(extra, **changes) -> list[str]:
 
 
 def test_two_calculators_may_not_pin_one_flag(extra):
-    assert f"'{EXTRA_CALC_FLAG}' is pinned by calculator 'extra' already; a flag has one " \
-        "value" in _copy_of_extra_refused(extra, id="again")
+    assert f"'{extra_calc_flag(extra[1])}' is pinned by calculator 'extra' already; a flag has " \
+        "one value" in _copy_of_extra_refused(extra, id="again")
 
 
 def test_a_calculator_id_is_used_once(extra):
     assert "calculator id 'extra' is used twice" in \
-        _copy_of_extra_refused(extra, pins="--max-total-tokens")
+        _copy_of_extra_refused(extra, pins=other_calc_flag(extra[1]))

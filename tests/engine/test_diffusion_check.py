@@ -53,8 +53,7 @@ def test_the_registry_names_come_from_the_catalog_file():
 def test_a_diffusion_server_is_judged_by_the_diffusion_catalog(db):
     text = ("sglang serve --model-path MiniMaxAI/MiniMax-H3 --model-variant fl2va --num-gpus 4 "
             "--ulysses-degree 4 --performance-mode speed --use-fsdp-inference true --port 30010")
-    assert found(db, text) == [("info", "check.model-unknown", found(db, text)[0][2])] or \
-        [r for r in rules(db, text) if r.startswith("catalog.")] == []
+    assert [r for r in rules(db, text) if r.startswith("catalog.")] == []
     bad = found(db, "sglang serve --model-path MiniMaxAI/MiniMax-H3 --mem-fraction-static 0.8")
     assert ("error", "catalog.unknown-flag", "unknown flag --mem-fraction-static for "
             "sglang-diffusion 0.5.23 (none of the 198 known names is close)") in bad

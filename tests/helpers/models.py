@@ -73,16 +73,30 @@ def cell_selection(model) -> dict[str, str]:
     return dict(model.cells[0].match)
 
 
-EXTRA_CALC_FLAG = "--schedule-conservativeness"  # a float flag no model's data names
+# A float flag no model's data names, of each CLI a model may declare (model.yaml cli).
+EXTRA_CALC_FLAGS = {"llm": "--schedule-conservativeness", "diffusion": "--dit-offload-prefetch-size"}
+
+
+# Another number flag of each CLI that no model's data names (a second calculator's pin).
+OTHER_CALC_FLAGS = {"llm": "--max-total-tokens", "diffusion": "--dist-timeout"}
+
+
+def other_calc_flag(model_id: str) -> str:
+    return OTHER_CALC_FLAGS[_INFO[model_id].get("cli", "llm")]
+
+
+def extra_calc_flag(model_id: str) -> str:
+    """The float flag ``add_calculator`` pins for ``model_id`` (its CLI's)."""
+    return EXTRA_CALC_FLAGS[_INFO[model_id].get("cli", "llm")]
 
 
 def add_calculator(root: Path, model_id: str, not_on: str) -> None:
-    """One more calculator, ``extra``, on a copy: it pins EXTRA_CALC_FLAG to avg_len / 8192,
+    """One more calculator, ``extra``, on a copy: it pins extra_calc_flag to avg_len / 8192,
     does not apply on hardware ``not_on`` (reason ``ui.calc.na``), and a rule pins it."""
     def model(data: dict) -> None:
         data.setdefault("request_length", {"default": 16384, "common": [8192, 16384]})
         data.setdefault("calculators", []).append({
-            "id": "extra", "label": "ui.calc.na", "pins": EXTRA_CALC_FLAG,
+            "id": "extra", "label": "ui.calc.na", "pins": extra_calc_flag(model_id),
             "values": [{"id": "unit", "default": 8192}], "formula": "avg_len / unit"})
     edit_yaml(root / model_id / "model.yaml", model)
 
@@ -92,7 +106,7 @@ def add_calculator(root: Path, model_id: str, not_on: str) -> None:
              "reason": "ui.calc.na"})
         data.setdefault("transforms", []).append(
             {"id": "pin-extra", "when": {"calculator.extra": "applicable"},
-             "add": [f"{EXTRA_CALC_FLAG} {{calc.extra}}"]})
+             "add": [f"{extra_calc_flag(model_id)} {{calc.extra}}"]})
     edit_yaml(root / model_id / "rules.yaml", rules)
 
 

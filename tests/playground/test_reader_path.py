@@ -4,8 +4,6 @@ under .build/screenshots/, which git ignores)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -29,17 +27,11 @@ def home_of(lang: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def site():
+def site(built_site):
+    """The run's built site (conftest's, built once per run; only read here), served."""
     require_chromium()
-    from macros.site.build import build_site
-
-    scratch = ROOT / ".build" / f"reader-test-{os.getpid()}"
-    scratch.mkdir(parents=True, exist_ok=True)
-    try:
-        with serve(build_site(out=scratch / "site", quiet=True)) as base:
-            yield base
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    with serve(built_site) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

@@ -133,10 +133,15 @@ def test_curl_and_the_client_reach_the_server_or_the_router_of_a_pd_server(db, m
     model, res = _resolution(db, model_id, match)
     port = str(model.info.pd.router.port) if res.pd else runmodes.server_port(db, res)
     curl = runmodes.curl_text(db, model, res, "en")
-    assert curl.splitlines()[0] == \
-        f"curl http://{runmodes.HOST}:{port}/v1/chat/completions \\"
     assert f'"model": "{res.model_name}"' in curl
     client = runmodes.python_text(db, model, res, "en")
+    if model.info.request is not None:  # a diffusion server's job (model.yaml request)
+        url = f"http://{runmodes.HOST}:{port}{model.info.request.endpoint}"
+        assert curl.splitlines()[0] == f"curl -sS -X POST {url} \\"
+        assert f'url = "{url}"' in client and f'"model": "{res.model_name}",' in client
+        return
+    assert curl.splitlines()[0] == \
+        f"curl http://{runmodes.HOST}:{port}/v1/chat/completions \\"
     assert f'base_url="http://{runmodes.HOST}:{port}/v1"' in client
     assert f'model="{res.model_name}",' in client
 
@@ -146,6 +151,11 @@ def test_curl_and_the_client_reach_the_server_or_the_router_of_a_pd_server(db, m
 def test_curl_and_the_client_send_the_message_in_the_pages_language(db, model_id, lang):
     model = db.model(model_id)
     res = resolve(db, Selection.flat(model, model.cells[0].match))
+    if model.info.request is not None:  # a job carries the model's declared body, no message
+        body = {"model": res.model_name, **model.info.request.body}
+        assert runmodes.curl_text(db, model, res, lang).splitlines()[-1] == \
+            "  -d " + quote(runmodes.literal(body))
+        return
     message = db.t(lang, "ui.run.message", model)
     assert f'"content": "{message}"' in runmodes.python_text(db, model, res, lang)
     assert runmodes.curl_text(db, model, res, lang).splitlines()[-1] == \
@@ -187,6 +197,9 @@ def test_every_generated_docker_line_and_curl_request_checks_clean(db, model_id,
 def test_a_docker_line_may_start_the_server_as_python3_m_sglang_launch_server(
         db, model_id, match):
     model, res = _resolution(db, model_id, match)
+    if model.info.cli != "llm":
+        pytest.skip(f"python3 -m sglang.launch_server runs the LLM server only; {model_id}'s "
+                    f"cli is {model.info.cli} (model.yaml)")
     text = runmodes.docker_text(db, model, res, "en").replace(
         "  sglang serve \\\n", "  python3 -m sglang.launch_server \\\n")
     found = check_text(db, text, model_id=model_id, sglang=res.sglang, **_context(res))
@@ -274,8 +287,9 @@ def test_a_curl_request_to_another_port_is_an_error_naming_the_right_one(db, mod
     found = check_text(db, curl, model_id=model_id, **_context(res))
     whose = "the router's --port (clients of a PD server reach it)" if res.pd \
         else "the server's --port"
+    path = model.info.request.endpoint if model.info.request else "/v1/chat/completions"
     assert [(f.rule, f.message) for f in found] == [(
-        "curl.port", f"curl sends to http://{runmodes.HOST}:1234/v1/chat/completions "
+        "curl.port", f"curl sends to http://{runmodes.HOST}:1234{path} "
                      f"(port 1234), but {whose} is {port}")]
 
 

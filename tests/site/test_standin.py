@@ -17,7 +17,7 @@ import urllib.request
 
 import openai
 import pytest
-from helpers.models import MODELS, add_twin, edit_yaml
+from helpers.models import MODELS as ALL_MODELS, add_twin, edit_yaml
 from openai import OpenAI
 
 from macros.engine.database import cached_database, load_database
@@ -27,6 +27,9 @@ from standin.server import PART_TYPES
 
 DB = cached_database()
 SERVED = served_models(DB)
+# The models whose servers answer the OpenAI chat API (their api block): this file's subject.
+# A diffusion model's job (its request block) is test_standin_media.py's.
+MODELS = [m for m in ALL_MODELS if DB.model(m).info.api is not None]
 
 
 def _fallback(model_id):

@@ -131,7 +131,7 @@ function runMessage(data) { return JSON.stringify(text(data, 'ui.run.message'));
 export function literal(value, python) {
   if (Array.isArray(value)) return '[' + value.map(function (v) { return literal(v, python); }).join(', ') + ']';
   if (value !== null && typeof value === 'object') {
-    return '{' + Object.keys(value).map(function (k) { return JSON.stringify(k) + ': ' + literal(value[k], python); }).join(', ') + '}';
+    return '{' + Object.keys(value).sort().map(function (k) { return JSON.stringify(k) + ': ' + literal(value[k], python); }).join(', ') + '}';
   }
   if (python && value === null) return 'None';
   if (python && typeof value === 'boolean') return value ? 'True' : 'False';
@@ -158,7 +158,7 @@ export function pythonText(data, res) {
     var body = jobBody(data, res);
     return ['import json', 'import time', 'import urllib.request', '',
       'url = ' + JSON.stringify(jobUrl(data, res)), 'body = {'].concat(
-      Object.keys(body).map(function (k) { return '    ' + JSON.stringify(k) + ': ' + literal(body[k], true) + ','; }),
+      Object.keys(body).sort().map(function (k) { return '    ' + JSON.stringify(k) + ': ' + literal(body[k], true) + ','; }),
       ['}', 'request = urllib.request.Request(url, data=json.dumps(body).encode(),',
         '                                 headers={"Content-Type": "application/json"})',
         'job = json.load(urllib.request.urlopen(request))',
