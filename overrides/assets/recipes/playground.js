@@ -65,10 +65,16 @@ function placeNow() {
   return { id: found.id, offset: Math.round(top - found.getBoundingClientRect().top) };
 }
 
+function anchored() {
+  var id = location.hash.slice(1);
+  try { id = decodeURIComponent(id); } catch (e) { return false; }
+  return !!id && !!document.getElementById(id);
+}
+
 function restorePlace() {
   var raw = null;
   try { raw = sessionStorage.getItem(PLACE); sessionStorage.removeItem(PLACE); } catch (e) { return; }
-  if (!raw) return;
+  if (!raw || anchored()) return;  // an anchor in the address is the place already
   var place = JSON.parse(raw), target = document.getElementById(place.id);
   if (place.path !== location.pathname || !target) return;
   window.scrollTo(0, window.scrollY + target.getBoundingClientRect().top - headerBottom() - 1 + place.offset);
