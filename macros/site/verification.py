@@ -41,8 +41,9 @@ def as_json(db: Database, lang: str) -> dict:
 
 def as_text(db: Database, lang: str) -> str:
     entries = records.report(db)
-    lines = [f"{m}: {n['records']} recorded cell(s), {n['rounds']} naming a round, "
-             f"{n['stale']} stale" for m, n in summary(db, entries).items()]
+    t = lambda text_id: db.t(lang, text_id)  # noqa: E731  (the page's column names)
+    lines = [f"{m}: {t('report.records')} {n['records']}, {t('report.rounds')} {n['rounds']}, "
+             f"{t('report.stale')} {n['stale']}" for m, n in summary(db, entries).items()]
     for e in entries:
         model = db.model(e.model)
         lines.append(f"{render.status_label(db, e.status, lang)}  {e.model} "

@@ -38,6 +38,9 @@ def test_the_text_report_follows_the_language(cli):
     en, ko = cli("verify-report"), cli("verify-report", "--lang", "ko")
     assert en.code == ko.code == 0
     assert "Verification record" in en.out and "검증 기록" in ko.out
+    for model_id in MODELS:  # each model's summary line is in the reader's language too
+        line = next(line for line in ko.out.splitlines() if line.startswith(f"{model_id}: "))
+        assert "기록이 있는 셀" in line and "cell(s)" not in line, line
 
 
 def test_a_stale_record_is_reported_first_with_why(recipes_copy, cli):
