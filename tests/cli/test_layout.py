@@ -6,8 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from macros import layout_check
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_package_has_no_circle_no_import_against_the_layers_and_no_unexplained_size():
@@ -62,3 +65,15 @@ def test_a_long_module_needs_its_reason(tmp_path):
     modules = _package(tmp_path, {"engine/big.py": '"""Big.\n\nSize: one walk.\n"""\n' + body})
     lines, ok = layout_check.report(modules)
     assert ok and any("one walk" in line for line in lines)
+
+
+def test_no_two_test_modules_share_a_basename():
+    """pytest imports the test folders without packages (rootdir mode): two ``test_x.py`` in two
+    groups stop the whole run at collection, so a new group's file needs a name of its own."""
+    from collections import defaultdict
+
+    seen = defaultdict(list)
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if "node_modules" not in path.parts:
+            seen[path.name].append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
