@@ -6,7 +6,7 @@ Each holds for every model, on a copy given the data."""
 from __future__ import annotations
 
 import pytest
-from helpers.models import MODELS, cell_selection, edit_yaml
+from helpers.models import BENCHMARKED, MODELS, cell_selection, edit_yaml
 
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
@@ -66,7 +66,7 @@ def _pending_first(recipes, model_id: str) -> dict:
     return kept
 
 
-@pytest.mark.parametrize("model_id", MODELS)
+@pytest.mark.parametrize("model_id", BENCHMARKED)  # models with a benchmarks.yaml
 def test_a_pending_result_shows_as_pending_in_both_languages(recipes_copy, db, model_id):
     def pending(database, lang):
         said = database.t(lang, "bench.pending")
@@ -81,7 +81,7 @@ def test_a_pending_result_shows_as_pending_in_both_languages(recipes_copy, db, m
         assert all(line.startswith("**") and "SGLang" not in line for line in lines)
 
 
-@pytest.mark.parametrize("model_id", MODELS)
+@pytest.mark.parametrize("model_id", BENCHMARKED)  # models with a benchmarks.yaml
 def test_a_pending_result_with_numbers_or_a_run_is_a_load_error(recipes_copy, db, model_id):
     match = _pending_first(recipes_copy, model_id)
     round_id = db.model(model_id).info.rounds[0].id
@@ -93,7 +93,7 @@ def test_a_pending_result_with_numbers_or_a_run_is_a_load_error(recipes_copy, db
                for p in exc.value.problems), match
 
 
-@pytest.mark.parametrize("model_id", MODELS)
+@pytest.mark.parametrize("model_id", BENCHMARKED)  # models with a benchmarks.yaml
 def test_a_result_with_no_numbers_that_is_not_pending_says_how_to_mark_it(recipes_copy, model_id):
     edit_yaml(recipes_copy / model_id / "benchmarks.yaml", lambda d: d["results"][0].update(
         rows=[], accuracy=[]))
