@@ -18,6 +18,17 @@ GOOD = "sglang serve --model-path Qwen/Qwen3-8B --port 30000"
 BAD = "sglang serve --model-path Qwen/Qwen3-8B --no-such-flag"
 
 
+def _plugin_option() -> str:
+    """Installed (``pip install`` of this package), pytest loads the plugin by its pytest11 entry
+    point, as it would in the other project; from a source tree without that install, the
+    project names it with ``-p`` (naming it both ways would register it twice)."""
+    from importlib.metadata import entry_points
+
+    installed = any(e.value == "macros.checkdocs.pytest_plugin"
+                    for e in entry_points(group="pytest11"))
+    return "" if installed else "-p macros.checkdocs.pytest_plugin "
+
+
 def _project(tmp_path: Path) -> Path:
     project = tmp_path / "their-project"
     (project / "docs").mkdir(parents=True)
@@ -28,9 +39,9 @@ def _project(tmp_path: Path) -> Path:
         version = "1.0"
 
         [tool.pytest.ini_options]
-        addopts = "-p macros.checkdocs.pytest_plugin -p no:cacheprovider"
+        addopts = "PLUGIN-p no:cacheprovider"
         sglang_check = ["docs/*.md"]
-        """), encoding="utf-8")
+        """).replace("PLUGIN", _plugin_option()), encoding="utf-8")
     (project / "conftest.py").write_text(textwrap.dedent("""\
         from sybil import Sybil
         from macros.checkdocs.sybil_parser import SGLangCheckParser
