@@ -66,7 +66,7 @@ def test_the_json_and_the_cli_name_the_record_and_unknown_where_silent(cli, db, 
         if rec[key] is None:
             assert "unknown" in rec["text"]
     for lang, word in (("en", "unknown"), ("ko", "알 수 없음")):
-        text = cli("command", model_id, *sets, "--lang", lang)
+        text = cli("command", model_id, *sets, "--lang", lang, "--verbose")
         assert text.err.startswith("# "), text.err
         if None in (rec["image"], rec["date"], rec["by"]):
             assert word in text.err.splitlines()[0]
