@@ -63,7 +63,7 @@ def as_markdown(db: Database, lang: str, badge) -> str:
     """The page: a summary table per model, then every recorded cell (``badge(status, model,
     record)`` draws its badge)."""
     entries = records.report(db)
-    t = lambda text_id, **f: db.t(lang, text_id, **f)  # noqa: E731
+    t = lambda text_id, **f: cell_text(db.t(lang, text_id, **f))  # noqa: E731  (data: inert)
     out = [f"| {t('table.model')} | {t('report.records')} | {t('report.rounds')} | "
            f"{t('report.stale')} |", "|---|---|---|---|"]
     for m, n in summary(db, entries).items():
