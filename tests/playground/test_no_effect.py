@@ -186,19 +186,22 @@ def test_a_greyed_option_names_what_would_make_it_count_in_python_and_the_playgr
     """No bare "No effect here": a greyed option names the setting, the platforms or the
     current choice (effects.explain), and the Playground says the same in both languages."""
     model = db.model(model_id)
-    selections = [dict(c.match) for c in model.cells][::12]
-    want = []
-    for flat in selections:
-        sel = Selection.flat(model, flat)
-        res = resolve(db, sel, strict=False)
-        said = {}
-        for axis, options in sorted(probe_options(db, sel, res).items()):
-            for option, reason in sorted(options.items()):
-                why, fields = explain(db, sel, res, axis, option, reason)
-                assert why not in (NO_EFFECT, REFUSED), (flat, axis, option)
-                said[f"{axis}={option}"] = [
-                    render.text(db, model, TextRef(id=why), lang, **fields) for lang in ("en", "ko")]
-        want.append(said)
+    for step in (12, 1):  # a sample of the cells; all of them where the sample greys nothing
+        selections = [dict(c.match) for c in model.cells][::step]
+        want = []
+        for flat in selections:
+            sel = Selection.flat(model, flat)
+            res = resolve(db, sel, strict=False)
+            said = {}
+            for axis, options in sorted(probe_options(db, sel, res).items()):
+                for option, reason in sorted(options.items()):
+                    why, fields = explain(db, sel, res, axis, option, reason)
+                    assert why not in (NO_EFFECT, REFUSED), (flat, axis, option)
+                    said[f"{axis}={option}"] = [render.text(db, model, TextRef(id=why), lang,
+                                                            **fields) for lang in ("en", "ko")]
+            want.append(said)
+        if any(want):
+            break
     (tmp_path / "sel.json").write_text(json.dumps(selections))
     proc = subprocess.run([NODE, str(ROOT / "tests" / "js" / "explain.mjs"),
                            str(_export(db, model_id, "en", tmp_path / "en.json")),
