@@ -486,8 +486,10 @@ def test_search_finds_the_model_page(tab, lang, query):
     """Material's search (a web worker over search/search_index.json) finds the model page."""
     page = tab.new_page()
     home = "/" if lang == "en" else "/ko/"
+    page.goto(tab.base + home)
+    # the index loads on demand (search-on-demand.js): when the reader opens the search
     with page.expect_response(lambda r: r.url.endswith("/search/search_index.json")) as index:
-        page.goto(tab.base + home)
+        page.locator("input.md-search__input").click()
     assert index.value.ok
     # Wait for the worker to finish building the index (the result meta line shows Material's
     # "type to search" placeholder), then enter the query. Material runs the query on
