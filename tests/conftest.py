@@ -95,3 +95,14 @@ def cli():
         return CliResult(code, out.getvalue(), err.getvalue())
 
     return run
+
+
+def pytest_collection_modifyitems(items):
+    """The defects left open (tests/known_defects.py): xfail, not strict; one skip."""
+    from known_defects import KNOWN, SKIPPED
+
+    for item in items:
+        if item.nodeid in KNOWN:
+            item.add_marker(pytest.mark.xfail(reason=KNOWN[item.nodeid], strict=False))
+        elif item.nodeid in SKIPPED:
+            item.add_marker(pytest.mark.skip(reason=SKIPPED[item.nodeid]))
