@@ -21,9 +21,6 @@ KNOWN = {
     **{f"tests/site/test_standin.py::test_a_part_outside_the_served_names_inputs_is_400_naming_them"
        f"[MiniMaxAI/MiniMax-H3-{part}]": _MINIMAX_STANDIN
        for part in ("image_url", "video_url", "input_audio", "audio_url")},
-    **{f"tests/site/test_standin.py::test_a_model_without_an_api_block_is_reported[{m}]":
-       "the stand-in's message changed when a model may give a request instead of an api (#22)"
-       for m in ("deepseek-v4", "kimi-k3", "qwen3.8-flash-next")},
     "tests/redteam/test_redteam_data.py::test_a_duplicate_axis_is_reported_where_it_stands[same-file-minimax-h3]":
         "the case edits an axis layout MiniMax-H3's playground.yaml does not have (#22)",
     "tests/redteam/test_redteam_data.py::test_gates_that_leave_a_setting_no_option_are_a_validate_error[minimax-h3]":

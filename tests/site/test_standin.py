@@ -752,5 +752,9 @@ def test_inputs_for_a_name_the_model_does_not_serve_are_reported(copy):
 
 def test_a_model_without_an_api_block_is_reported(copy):
     root, model_id = copy
-    edit_yaml(root / model_id / "model.yaml", lambda data: data.pop("api"))
-    assert _problems(root, model_id) == [(True, "'api' is required")]
+    cli = []
+    edit_yaml(root / model_id / "model.yaml",
+              lambda data: (data.pop("api"), cli.append(data.get("cli", "llm"))))
+    assert _problems(root, model_id) == [(True, f"a model served by the {cli[0]} CLI needs 'api': "
+                                          "the OpenAI API its server answers (inputs, reasoning, "
+                                          "tool calls)")]
