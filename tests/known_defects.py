@@ -16,8 +16,6 @@ KNOWN = {
         "the mutation looks for a chat URL on every model page; a diffusion page has a video job instead (#22)",
     "tests/site/test_docs_mutations.py::test_a_docker_block_with_a_foreign_image_and_a_curl_block_to_another_port_fail[ko]":
         "the mutation looks for a chat URL on every model page; a diffusion page has a video job instead (#22)",
-    "tests/site/test_reader_values.py::test_every_placeholder_a_models_commands_leave_is_declared[qwen3.8-flash-next]":
-        "a Qwen3.8 command leaves <model>, which placeholders.yaml does not declare (#22)",
     **{f"tests/site/test_standin.py::test_a_part_outside_the_served_names_inputs_is_400_naming_them"
        f"[MiniMaxAI/MiniMax-H3-{part}]": _MINIMAX_STANDIN
        for part in ("image_url", "video_url", "input_audio", "audio_url")},
