@@ -19,10 +19,6 @@ KNOWN = {
     **{f"tests/site/test_standin.py::test_a_part_outside_the_served_names_inputs_is_400_naming_them"
        f"[MiniMaxAI/MiniMax-H3-{part}]": _MINIMAX_STANDIN
        for part in ("image_url", "video_url", "input_audio", "audio_url")},
-    "tests/redteam/test_redteam_data.py::test_a_duplicate_axis_is_reported_where_it_stands[same-file-minimax-h3]":
-        "the case edits an axis layout MiniMax-H3's playground.yaml does not have (#22)",
-    "tests/redteam/test_redteam_data.py::test_gates_that_leave_a_setting_no_option_are_a_validate_error[minimax-h3]":
-        "the case edits gates MiniMax-H3's playground.yaml does not have (#22)",
     **{f"tests/playground/test_browser.py::test_the_quick_start_shows_selectors_and_command_on_the_first_screen[minimax-h3-{lang}]":
        "MiniMax-H3's 24-platform hardware row pushes its other selectors below the first screen (#25)"
        for lang in ("en", "ko")},
