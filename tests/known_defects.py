@@ -10,8 +10,6 @@ _MINIMAX_STANDIN = ("the stand-in answers a diffusion model's non-text part with
                     "where the test expects the LLM's unsupported_modality (#22)")
 
 KNOWN = {
-    "tests/site/test_deploy.py::test_compose_validates_and_maps_back[qwen3.8-flash-next]":
-        "the Compose check has no mapping yet for a model's per-platform docker option --ulimit (#26)",
     "tests/site/test_docs_mutations.py::test_a_docker_block_with_a_foreign_image_and_a_curl_block_to_another_port_fail[en]":
         "the mutation looks for a chat URL on every model page; a diffusion page has a video job instead (#22)",
     "tests/site/test_docs_mutations.py::test_a_docker_block_with_a_foreign_image_and_a_curl_block_to_another_port_fail[ko]":
