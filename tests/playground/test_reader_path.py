@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers.browser import chromium, require_chromium, serve
 from helpers.models import MODELS
 
 pytestmark = pytest.mark.browser
@@ -24,20 +23,6 @@ def page_of(lang: str, model_id: str) -> str:
 
 def home_of(lang: str) -> str:
     return "/" if lang == "en" else f"/{lang}/"
-
-
-@pytest.fixture(scope="module")
-def site(built_site):
-    """The run's built site (conftest's, built once per run; only read here), served."""
-    require_chromium()
-    with serve(built_site) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    with chromium() as b:
-        yield b
 
 
 def _open(browser, base, path, viewport=DESKTOP, ready=True):
