@@ -52,6 +52,12 @@ def pytest_configure(config):
     register_counts(config)
 
 
+def pytest_sessionfinish(session):
+    from helpers.browser import stop_chromium
+
+    stop_chromium()  # the run's one Chromium (helpers/browser.py), if a test started it
+
+
 def pytest_terminal_summary(terminalreporter):
     from helpers.sybil_docs import print_summary
 

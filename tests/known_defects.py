@@ -7,8 +7,6 @@ failure crashes pytest's own reporting (an AST recursion error while it prints t
 """
 
 KNOWN = {
-    "tests/site/test_deploy.py::test_compose_validates_and_maps_back[qwen3.8-flash-next]":
-        "the Compose check has no mapping yet for a model's per-platform docker option --ulimit (#26)",
     **{f"tests/playground/test_browser.py::test_the_quick_start_shows_selectors_and_command_on_the_first_screen[minimax-h3-{lang}]":
        "MiniMax-H3's 24-platform hardware row pushes its other selectors below the first screen (#25)"
        for lang in ("en", "ko")},

@@ -5,9 +5,9 @@ its env file, a Docker Compose file, Kubernetes manifests (``kube.py``); what ``
 Owns which flags a ``--config`` YAML can carry (as SGLang's ``ConfigArgumentMerger`` reads one:
 a ``store`` flag as its value or list of values, a ``store_true`` flag as ``true``; every other
 action, a ``--no-X`` form, a flag given twice, a value left to the node and a flag the catalog
-does not know stay on the command line), the docker options of hardware.yaml as Compose keys
-(a service per node, its rank filled in; for a PD selection the prefill, decode and router
-services), and the dispatch over the formats. What the files share (the YAML style, the
+does not know stay on the command line), the docker options of hardware.yaml and of the
+model's image as Compose keys (``docker.COMPOSE``; a service per node, its rank filled in;
+for a PD selection the prefill, decode and router services), and the dispatch over the formats. What the files share (the YAML style, the
 servers, the placeholders a file fills) is ``servers.py``; the Playground's ``deploy.js``
 mirrors both. Must not compose or check a command (``resolve.py``, ``check.py``).
 """
@@ -19,7 +19,7 @@ import re
 
 import yaml
 
-from macros.engine import check_config
+from macros.engine import check_config, docker
 from macros.engine.flags import Flag
 from macros.engine.model import Database, Model
 from macros.engine.results import Resolution
@@ -148,41 +148,39 @@ def config_files(db: Database, model: Model, res: Resolution, lang: str) -> list
     return files
 
 
-
-_COMPOSE_LIST = {"--device": "devices", "--group-add": "group_add", "--cap-add": "cap_add",
-                 "--security-opt": "security_opt", "-v": "volumes", "--volume": "volumes",
-                 "-e": "environment", "--env": "environment", "-p": "ports",
-                 "--publish": "ports"}
-_COMPOSE_ONE = {"--shm-size": "shm_size", "--ipc": "ipc", "--network": "network_mode",
-                "--net": "network_mode"}
-
-
 def compose_service(db: Database, res: Resolution, words: list[str], gpus: bool,
                     table: dict[str, str] | None = None) -> dict:
     """One Compose service: the image, the command's words, and the docker options of the
-    selection as Compose keys (``gpus``: the accelerators too; a router takes none)."""
+    selection as Compose keys (docker.COMPOSE); ``gpus``: the accelerators and the image's own
+    options too (a router takes neither)."""
     vendor = db.containers.vendors[db.platforms[res.hw].vendor.value]
     svc: dict = {"image": res.docker_image, "command": [w.replace("$", "$$") for w in words]}
     env = []
     for source, o in option_sources(db, res):
-        if not gpus and source == "vendor":
+        if not gpus and source in ("vendor", "image"):
             continue
-        if o.name == "--gpus":
+        problem = docker.compose_problem(o)
+        if problem:  # validate reports it at the data's line; a caller gets no half file
+            raise ValueError(f"{source} docker option: {problem}")
+        key, how = docker.COMPOSE[o.name]
+        if how == "gpus":
             entry = {k: v for k, v in (vendor.gpus or {}).items() if k != "capabilities"}
             entry["count"] = int(o.value) if o.value.isdigit() else o.value
             if vendor.gpus and "capabilities" in vendor.gpus:
                 entry["capabilities"] = vendor.gpus["capabilities"]
             svc.setdefault("deploy", {"resources": {"reservations": {"devices": []}}})
             svc["deploy"]["resources"]["reservations"]["devices"].append(entry)
-        elif o.name == "--privileged":
-            svc["privileged"] = True
-        elif o.name in _COMPOSE_ONE:
-            svc[_COMPOSE_ONE[o.name]] = o.value
-        elif o.name in _COMPOSE_LIST:
-            key = _COMPOSE_LIST[o.name]
-            (env if key == "environment" else svc.setdefault(key, [])).append(o.value)
+        elif how == "switch":
+            svc[key] = True
+        elif how == "one":
+            svc[key] = o.value
+        elif how == "ulimit":
+            name, limit = docker.ulimit(o.value)
+            svc.setdefault(key, {})[name] = limit
+        elif how == "env":
+            env.append(o.value)
         else:
-            raise ValueError(f"hardware.yaml: docker option {o.name} has no Compose key here")
+            svc.setdefault(key, []).append(o.value)
     if gpus:  # the command's environment is the server's, not the router's
         env += [fill(f"{n}={v}", table or {}).replace("$", "$$") for n, v in env_pairs(res)]
     if env:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from macros.engine import check_config
+from macros.engine import check_config, docker
 from macros.engine.model import Database
 
 from macros.engine.model import EXPORTED_TEXT_ID
@@ -88,6 +88,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "model": info,
         "platforms": platforms,
         "containers": db.containers.model_dump(mode="json"),
+        "compose_keys": {name: list(how) for name, how in docker.COMPOSE.items()},
         "cells": cells,
         "overlays": list(model.overlay_ids),
         "axes": axes,

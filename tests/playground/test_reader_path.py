@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers.browser import chromium, require_chromium, serve
 from helpers.models import MODELS
 
 pytestmark = pytest.mark.browser
@@ -24,20 +23,6 @@ def page_of(lang: str, model_id: str) -> str:
 
 def home_of(lang: str) -> str:
     return "/" if lang == "en" else f"/{lang}/"
-
-
-@pytest.fixture(scope="module")
-def site(built_site):
-    """The run's built site (conftest's, built once per run; only read here), served."""
-    require_chromium()
-    with serve(built_site) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    with chromium() as b:
-        yield b
 
 
 def _open(browser, base, path, viewport=DESKTOP, ready=True):
@@ -276,3 +261,46 @@ def test_the_language_switch_keeps_the_reading_place(browser, site, lang, viewpo
         assert not errors
     finally:
         context.close()
+
+
+_OVERLAPS = """() => {
+  // Material's copy button over a code block's first line; its icon over a summary's label
+  const out = [], hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  for (const pre of document.querySelectorAll('.md-typeset pre')) {
+    const nav = pre.querySelector('.md-code__nav'), code = pre.querySelector('code');
+    if (!nav || !code || !code.firstChild || !pre.getClientRects().length) continue;
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const first = [...range.getClientRects()].filter(r => r.width > 0)[0];
+    const line = code.getBoundingClientRect();  // the first line, across the whole block
+    const row = new DOMRect(line.left, first.top, line.width, first.height);
+    if (hit(nav.getBoundingClientRect(), row)) out.push('copy button over: ' + code.textContent.slice(0, 40));
+  }
+  for (const summary of document.querySelectorAll('.md-typeset details > summary')) {
+    if (!summary.getClientRects().length) continue;
+    const icon = getComputedStyle(summary, '::before'), box = summary.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(summary);
+    const text = [...range.getClientRects()].filter(r => r.width > 0)[0];
+    const right = box.left + parseFloat(icon.left) + parseFloat(icon.width);
+    if (icon.content !== 'none' && text && text.left < right) out.push('icon over: ' + summary.textContent.trim());
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_no_icon_is_drawn_over_code_or_a_label(browser, site, model_id, lang, viewport):
+    """The commands page (its "Your values" summary and every code block's copy button) and the
+    model page: no theme icon covers the text it belongs to."""
+    for path in (page_of(lang, model_id) + "commands/", page_of(lang, model_id)):
+        context, page, _, errors = _open(browser, site, path, viewport=viewport, ready=False)
+        try:
+            page.wait_for_timeout(300)
+            assert page.locator(".md-code__nav").count() > 0
+            assert page.evaluate(_OVERLAPS) == [], path
+            assert not errors
+        finally:
+            context.close()

@@ -1,6 +1,6 @@
 /* The Recipe Playground: composes an SGLang command in the browser from a model's JSON export
- * (macros/site/export.py), with the same algorithm as the Python engine. ES modules, loaded as the
- * browser loads them (<script type="module">, relative imports, no bundler).
+ * (macros/site/export.py), with the same algorithm as the Python engine. ES modules with relative
+ * imports (<script type="module">), as the sources and Node read them.
  *
  * This entry module owns mounting: it finds the page's Playgrounds and "Your values" panel,
  * fetches each model's export (the page's only request beyond its own files), starts the
@@ -20,11 +20,13 @@
  *   effects.js     macros/engine/effects.py and the diff against the cell's own command
  *   urlstate.js    the URL hash and the request length a reader may type (cli._avg_len)
  *   dom.js, values.js, output.js, ui.js, deployui.js: the page (the only modules that touch
- *                  the DOM; deployui.js is "Deploy as" under the output)
- * The pure ones (all but the last line) never touch document or window; Node imports them for
+ *                  the DOM; deployui.js is "Deploy as" under the output, which loads deploy.js
+ *                  when the reader first asks for a file); app.js gathers what mounting needs
+ * The pure ones (all but the last two lines) never touch document or window; Node imports them for
  * the parity tests (tests/js/parity.mjs, helpers.mjs, idle.mjs), which prove they print what
  * `recipes command` prints for every reachable selection. Every node is built with
- * createElement/textContent.
+ * createElement/textContent. The built site ships them bundled and minified (macros/site/bundle.py,
+ * esbuild): this entry, the chunk a Playground needs, and chunks loaded on first use.
  */
 // A page loads the Playground's modules only when it has a Playground or a "Your values" panel
 // (import() below): the home page and the guides load this file alone.
@@ -82,11 +84,7 @@ function restorePlace() {
 
 var modules = null;
 function load() {  // the modules a Playground needs, fetched at the same time as its export
-  if (!modules) modules = Promise.all([import('./playground/urlstate.js'), import('./playground/dom.js'),
-    import('./playground/ui.js'), import('./playground/deployui.js')]).then(function (m) {
-    return { parseHash: m[0].parseHash, clear: m[1].clear, el: m[1].el, Playground: m[2].Playground,
-             mountDeploy: m[3].mountDeploy };
-  });
+  if (!modules) modules = import('./playground/app.js');
   return modules;
 }
 
