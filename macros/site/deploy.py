@@ -19,7 +19,7 @@ import re
 
 import yaml
 
-from macros.engine import docker
+from macros.engine import check_config, docker
 from macros.engine.flags import Flag
 from macros.engine.model import Database, Model
 from macros.engine.results import Resolution
@@ -41,14 +41,16 @@ def _catalog(db: Database, res: Resolution):
         return db.catalog
 
 
-def _config_value(values: tuple[str, ...], spec):
+def _config_value(values: tuple[str, ...], spec, fields: bool):
+    typed = _field_value if fields else _typed
     if spec.nargs in ("+", "*"):
-        return [_typed(v) for v in values]
-    return _typed(values[0])
+        return [typed(v, spec) for v in values]
+    return typed(values[0], spec)
 
 
-def _typed(text: str):
-    """A number YAML reads back to the same text stays a number; anything else a string."""
+def _typed(text: str, spec=None):
+    """A number YAML reads back to the same text stays a number; anything else a string (the
+    LLM server's merger hands the text to argparse, which converts it)."""
     try:
         parsed = yaml.safe_load(text)
     except yaml.YAMLError:
@@ -58,11 +60,42 @@ def _typed(text: str):
     return text
 
 
+# the flag types whose YAML value the diffusion server's ServerArgs takes as argparse would
+# have converted it: the file's value is the field's, with no argparse in between
+_FIELD_TYPES = ("int", "float", "str")
+
+
+def _field_value(text: str, spec):
+    """The value of a diffusion server's field as YAML must give it: a number for a number
+    flag (when the text is one the file reads back the same), else the text."""
+    if spec.type in ("int", "float"):
+        value = _typed(text)
+        if isinstance(value, Raw) and (spec.type == "float"
+                                       or isinstance(yaml.safe_load(text), int)):
+            return value
+    return text
+
+
+def _field_ready(spec, values: tuple[str, ...]) -> bool:
+    """Whether a file can give the diffusion server this flag's value as its field: a type
+    the file writes as argparse would convert it, each value of that type."""
+    if spec.type not in _FIELD_TYPES and spec.takes_value:
+        return False
+    return spec.type == "str" or all(isinstance(_field_value(v, spec), Raw) for v in values)
+
+
 def config_split(db: Database, res: Resolution) -> tuple[dict, list[Flag]]:
     """The flags a ``--config`` YAML carries (key → value) and those that stay on the command
     line, in the command's order. A flag goes into the file only where both the command's
-    release and the pinned one read it as a plain option (a file outlives its release)."""
-    catalogs = {id(c): c for c in (_catalog(db, res), db.catalog)}.values()
+    release and the pinned one read it as a plain option (a file outlives its release). The
+    model stays on the command line: ``sglang serve`` picks its server by it before any server
+    reads the file. Each key is spelt as the model's server reads its file
+    (``check_config.STYLES``): the flag without ``--`` for the LLM server, the field it stores
+    for the diffusion server."""
+    release = _catalog(db, res)
+    catalogs = {id(c): c for c in (release, db.catalog)}.values()
+    fields = check_config.style(release) == check_config.FIELDS
+    model_flags = set(db.catalog.roles.get("model", ()))
     per_node = {t for v in db.reader_values if v.deploy in ("rank", "self") for t in v.tokens}
     counts: dict[str, int] = {}
     for f in res.flags:
@@ -75,12 +108,16 @@ def config_split(db: Database, res: Resolution) -> tuple[dict, list[Flag]]:
         spec = specs[0]
         keep = (any(s is None or (s.action, s.nargs) != (spec.action, spec.nargs) for s in specs)
                 or counts[f.name] > 1 or spec.action not in ("store", "store_true")
+                or spec.name in model_flags
+                or (fields and (not _field_ready(spec, f.values)
+                                or len({s.stored_as for s in specs}) > 1))
                 or any(t in v for v in f.values for t in per_node))
+        key = (spec.stored_as if fields else f.name[2:]) if spec is not None else ""
         if not keep and spec.action == "store_true" and not f.values:
-            config[f.name[2:]] = True
+            config[key] = True
         elif not keep and spec.action == "store" and f.values and (
                 spec.nargs in ("+", "*") or len(f.values) == 1):
-            config[f.name[2:]] = _config_value(f.values, spec)
+            config[key] = _config_value(f.values, spec, fields)
         else:
             stay.append(f)
     return config, stay

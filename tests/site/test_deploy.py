@@ -26,7 +26,7 @@ import kubernetes_validate.utils as kv_utils
 import pytest
 import yaml
 
-from macros.engine import docker
+from macros.engine import check_config, docker
 from macros.engine.check import check_text
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
@@ -134,6 +134,28 @@ def _merged_words(data: dict, catalog) -> list[str]:
     return words
 
 
+def _field_words(data: dict, catalog) -> list[str]:
+    """What SGLang's diffusion server makes of a ``--config`` file (ServerArgs.from_cli_args,
+    as released), as the words of the flags it stands for: each key is the field a flag
+    stores (its dest), taken with no argparse in between, so a number flag's value must be a
+    YAML number; a switch is true."""
+    by_field = {spec.stored_as: spec for spec in catalog.flags.values()}
+    words: list[str] = []
+    for key, value in data.items():
+        spec = by_field.get(key)
+        assert spec is not None, f"the diffusion server ignores the config key {key}"
+        items = value if isinstance(value, list) else [value]
+        if spec.type in ("int", "float"):
+            assert all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                       for v in items), (key, value)
+        if isinstance(value, bool):
+            assert spec.action == "store_true", key
+            words += [spec.name] if value else []
+        else:
+            words += [spec.name, *map(str, items)]
+    return words
+
+
 def _run_line(text: str) -> list[str]:
     """The command the config file's header says to run, as words after the program."""
     head = [line for line in text.splitlines() if line.startswith("#")]
@@ -155,7 +177,8 @@ def _read_back(db, res, files):
     assert run[:len(program)] == program
     rest = run[len(program):]
     assert rest[:2] == ["--config", yaml_file.name]
-    words = _merged_words(data, catalog) + rest[2:]
+    fields = check_config.style(catalog) == check_config.FIELDS  # how its server reads it
+    words = (_field_words if fields else _merged_words)(data, catalog) + rest[2:]
     env = []
     if len(files) > 1:
         assert files[1].name.endswith(".env") and f". ./{files[1].name};" in yaml_file.text
@@ -178,8 +201,10 @@ def test_config_reads_back_into_the_command(db, model_id, distinct):
         assert Counter(map(tuple, _flags_of(words))) == Counter(
             (f.name, *f.values) for f in res.flags), flat
         assert env == list(res.env), flat
+        catalog = deploy._catalog(db, res)
         for f in res.flags:  # a switch is a YAML boolean, a list flag a YAML list
-            value = data.get(f.name[2:])
+            spec = catalog.lookup(f.name).spec
+            value = data.get(check_config.key_of(spec, catalog) if spec else f.name[2:])
             if value is not None and not f.values:
                 assert value is True, (flat, f.name)
             if isinstance(value, list):
@@ -225,17 +250,27 @@ def test_config_keeps_on_the_command_line_what_a_file_cannot_say(db):
     assert f"{optional.negations[0]} \\" in text
 
 
+def test_the_model_stays_on_the_run_line(db, model_id, distinct):
+    """``sglang serve`` picks its server (LLM or diffusion) by the model on its command line
+    before any server reads --config: the file's run line gives it, the file does not."""
+    model = db.model(model_id)
+    db = db.serving(model)
+    names = db.catalog.roles["model"]
+    for flat, res in distinct:
+        text = deploy.files(db, model, res, "config", "en")[0].text
+        run = _run_line(text)
+        given = [f for f in res.flags if f.name in names]
+        assert given and all(run[run.index(f.name) + 1] == f.values[0] for f in given), flat
+        data = _load(text) or {}
+        catalog = deploy._catalog(db, res)
+        assert not {check_config.key_of(catalog.flags[n], catalog) for n in names} & set(data)
+
+
 def test_check_reads_the_config_file_as_it_reads_the_command(db, model_id, distinct, tmp_path):
     """``recipes check`` of the config file's run line (the file written beside it, read by
     ``--config``) finds what it finds in the command: the same rules, the same severities;
     and its flags read back as SGLang reads them find the same too."""
     model = db.model(model_id)
-    if model.info.cli != "llm":
-        # Known defect, left open in issue #21/#26: the checker picks the CLI of `sglang serve`
-        # before it reads --config, so a model path given only in the file is judged by the
-        # LLM CLI.
-        pytest.xfail(f"{model_id} is served by the {model.info.cli} CLI, which the checker "
-                     "does not yet pick from a --config file")
     for flat, res in distinct[:: max(1, len(distinct) // 60)]:
         files = deploy.files(db, model, res, "config", "en")
         (tmp_path / files[0].name).write_text(files[0].text, encoding="utf-8")

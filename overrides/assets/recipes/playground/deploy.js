@@ -226,9 +226,26 @@ function exactSpec(catalog, name) {
   var spec = catalog.flags[name];
   return spec && spec.name === name ? spec : null;
 }
+// The diffusion server's ServerArgs takes a file's value as the field's (no argparse between):
+// a number flag's value is written as a number, and only one that is a number goes in.
+var FIELD_TYPES = { int: 1, float: 1, str: 1 };
+function fieldValue(t, spec) {
+  if (spec.type === 'int' || spec.type === 'float') {
+    var v = typed(t);
+    if (v instanceof Raw && (spec.type === 'float' || /^(0|-?[1-9][0-9]*)$/.test(t))) return v;
+  }
+  return t;
+}
+function fieldReady(spec, values) {
+  if (!FIELD_TYPES[spec.type] && spec.takes_value) return false;
+  return spec.type === 'str' || values.every(function (v) { return fieldValue(v, spec) instanceof Raw; });
+}
+function fieldOf(spec) { return spec.field || spec.name.slice(2).replace(/-/g, '_'); }
 export function configSplit(data, res) {
   var catalogs = [catalogOf(data, res)];
   if (catalogs[0] !== data.catalog) catalogs.push(data.catalog);
+  var fields = catalogs[0].config === 'fields';
+  var modelFlags = list((data.catalog.roles || {}).model);
   var perNode = [];
   list(data.reader_values).forEach(function (v) { if (v.deploy === 'rank' || v.deploy === 'self') perNode = perNode.concat(v.tokens); });
   var counts = {};
@@ -238,10 +255,14 @@ export function configSplit(data, res) {
     var specs = catalogs.map(function (c) { return exactSpec(c, f.name); }), spec = specs[0];
     var keep = specs.some(function (s) { return !s || s.action !== spec.action || s.nargs !== spec.nargs; }) ||
       counts[f.name] > 1 || (spec.action !== 'store' && spec.action !== 'store_true') ||
+      modelFlags.indexOf(spec.name) >= 0 ||
+      (fields && (!fieldReady(spec, f.values) || specs.some(function (s) { return fieldOf(s) !== fieldOf(spec); }))) ||
       f.values.some(function (v) { return perNode.some(function (t) { return v.indexOf(t) >= 0; }); });
-    if (!keep && spec.action === 'store_true' && !f.values.length) config[f.name.slice(2)] = true;
+    var key = fields ? fieldOf(spec) : f.name.slice(2);
+    var one = fields ? function (v) { return fieldValue(v, spec); } : typed;
+    if (!keep && spec.action === 'store_true' && !f.values.length) config[key] = true;
     else if (!keep && spec.action === 'store' && f.values.length && (spec.nargs === '+' || spec.nargs === '*' || f.values.length === 1)) {
-      config[f.name.slice(2)] = (spec.nargs === '+' || spec.nargs === '*') ? f.values.map(typed) : typed(f.values[0]);
+      config[key] = (spec.nargs === '+' || spec.nargs === '*') ? f.values.map(one) : one(f.values[0]);
     } else stay.push(f);
   });
   return { config: config, stay: stay };
