@@ -258,7 +258,7 @@ export function configSplit(data, res) {
       modelFlags.indexOf(spec.name) >= 0 ||
       (fields && (!fieldReady(spec, f.values) || specs.some(function (s) { return fieldOf(s) !== fieldOf(spec); }))) ||
       f.values.some(function (v) { return perNode.some(function (t) { return v.indexOf(t) >= 0; }); });
-    var key = fields ? fieldOf(spec) : f.name.slice(2);
+    var key = !spec ? '' : fields ? fieldOf(spec) : f.name.slice(2);  // no spec: it stays
     var one = fields ? function (v) { return fieldValue(v, spec); } : typed;
     if (!keep && spec.action === 'store_true' && !f.values.length) config[key] = true;
     else if (!keep && spec.action === 'store' && f.values.length && (spec.nargs === '+' || spec.nargs === '*' || f.values.length === 1)) {
