@@ -81,9 +81,21 @@ class CliResult:
 
 
 @pytest.fixture
-def cli():
-    """Run the ``recipes`` CLI in-process: cli("command", "kimi-k3", ...)."""
+def cli(monkeypatch):
+    """Run the ``recipes`` CLI in-process: cli("command", "kimi-k3", ...).
+
+    A command without ``--root`` reads the repository's own recipes/, which no test changes:
+    it gets this process's one loaded database (``database._cached``, as ``db`` and the page
+    macros do) instead of loading and validating every file again for each call (0.4 CPU-s a
+    call, and the suite makes thousands). ``--root`` (a copy a test may break) loads as the
+    real command does."""
+    from macros import cli as cli_module
     from macros.cli import main
+    from macros.engine.database import RECIPES, _cached
+
+    load = cli_module._db
+    monkeypatch.setattr(cli_module, "_db",
+                        lambda args: load(args) if args.root else _cached(str(RECIPES)))
 
     def run(*argv: str, stdin: str | None = None) -> CliResult:
         out, err = io.StringIO(), io.StringIO()
