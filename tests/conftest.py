@@ -24,21 +24,31 @@ def db():
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
-    """Both languages built once per run into a temporary folder (English at the root)."""
+    """Both languages built once per run into a temporary folder (English at the root); one
+    build for all xdist workers (helpers/shared.py). Its readers only read it."""
+    from helpers.shared import once_per_run
     from macros.site.build import build_site
 
-    return build_site(out=tmp_path_factory.mktemp("site") / "site", quiet=True)
+    return once_per_run(tmp_path_factory, "site",
+                        lambda folder: build_site(out=folder / "site", quiet=True))
 
 
 @pytest.fixture(scope="session")
 def outdated_site(tmp_path_factory):
     """(project, site): a copy of the project whose Korean translate guide is missing and whose
     English home gained a sentence (so the Korean home is outdated), built once per run with
-    MkDocs. Its readers (test_site, test_engines) only read it."""
+    MkDocs (one build for all xdist workers). Its readers (test_site, test_engines) only read
+    it."""
+    from helpers.shared import once_per_run
+
+    return once_per_run(tmp_path_factory, "outdated", _outdated_project)
+
+
+def _outdated_project(folder: Path) -> tuple[Path, Path]:
     from helpers.project import project_copy
     from macros.site.build import build_site
 
-    root = project_copy(tmp_path_factory.mktemp("outdated"))
+    root = project_copy(folder)
     (root / "docs/ko/guides/translate.md").unlink()  # shown from English, with its notice
     home = root / "docs/en/index.md"
     home.write_text(home.read_text(encoding="utf-8") + "\nA new English sentence.\n",
