@@ -577,6 +577,36 @@ def test_lws_schema_refuses_what_the_crd_refuses(k8s_validate, case):
         k8s_validate(doc)
 
 
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_manifests_names_are_hardware_yaml_data(recipes_copy, db, model_id):
+    """The cache claim (name, size, access), the token's Secret and the device plugin's
+    resource (a platform's own before its vendor's) come from hardware.yaml: changed there,
+    changed in every manifest."""
+    def change(d):
+        d["containers"]["kubernetes"] = {"cache_claim": "model-store", "cache_size": "5Ti",
+                                         "cache_access": "ReadWriteOnce",
+                                         "token_secret": "hub-token"}
+        for p in d["platforms"]:
+            p["resource"] = f"example.com/{p['id']}"
+    edit_yaml(recipes_copy / "catalog" / "hardware.yaml", change)
+    copy = load_database(recipes_copy)
+    model = copy.model(model_id)
+    flat, res = next(iter(resolve_all(copy, model_id)))
+    docs = [d for d in yaml.safe_load_all(deploy.files(copy, model, res, "k8s", "en")[0].text)
+            if d]
+    claim = next(d for d in docs if d["kind"] == "PersistentVolumeClaim")
+    assert claim["metadata"]["name"] == "model-store"
+    assert claim["spec"] == {"accessModes": ["ReadWriteOnce"],
+                             "resources": {"requests": {"storage": "5Ti"}}}
+    text = json.dumps(docs)
+    assert '"claimName": "model-store"' in text and "huggingface-cache" not in text
+    assert '"name": "hub-token"' in text or "--env" not in " ".join(copy.containers.cache)
+    pods = _pods(docs)
+    limits = [p["spec"]["containers"][0].get("resources", {}).get("limits") for p in
+              pods.values()]
+    assert {k for lim in limits if lim for k in lim} == {f"example.com/{res.hw}"}
+
+
 # --- a release the reader chose -----------------------------------------------------------------
 
 def _release_pick(db, model_id):
