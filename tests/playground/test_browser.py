@@ -70,6 +70,7 @@ class Tab:
         page = page or self.new_page()
         page.goto(self.base + page_of(lang, model_id) + hash_)
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        settled(page)
         return page
 
 
@@ -114,10 +115,18 @@ def unfold(page, selector: str) -> None:
         if (d && !d.open) d.querySelector('summary').click(); }""", selector)
 
 
+def settled(page) -> None:
+    """Wait until every Playground has written its selection into the address (ui.js writes it
+    once the click's frame is painted)."""
+    page.wait_for_function("() => [...document.querySelectorAll('.recipe-playground')]"
+                           ".every(r => !r.playground || !r.playground.pendingHash)", timeout=5000)
+
+
 def click(page, axis: str, option: str) -> None:
     selector = f'[data-axis="{axis}"] [data-option="{option}"]'
     unfold(page, selector)
     page.click(selector)
+    settled(page)
 
 
 def pressed(page) -> dict[str, str]:
@@ -233,9 +242,23 @@ def test_hash_round_trip(tab, cli):
     other = tab.new_page()
     other.goto(url)
     other.wait_for_selector(".recipe-playground[data-mounted=ready]")
+    settled(other)
     assert pressed(other) == pressed(page)
     assert text_of(other, "command") == command
     assert hash_of(other.url) == state
+
+
+def test_a_heading_link_followed_right_after_a_click_keeps_its_anchor(tab):
+    """A click's selection reaches the address once its frame is painted (ui.js scheduleHash);
+    a heading's link the reader follows before that keeps its own anchor."""
+    page = tab.open("en")
+    page.evaluate("""() => {
+        document.querySelector('[data-axis="hw"] [data-option="b200"]').click();
+        location.hash = '#benchmarks';
+    }""")
+    settled(page)
+    assert urlsplit(page.url).fragment == "benchmarks"
+    assert pressed(page)["hw"] == "b200"
 
 
 def test_impossible_hash_snaps_to_a_valid_selection(tab, cli):
@@ -292,6 +315,7 @@ def test_the_calculated_value_follows_the_average_request_length(tab, cli):
     assert calc["text"] != before
     assert f"{calc['pins']} {calc['text']} \\" in text_of(page, "command")
     assert text_of(page, "command") == want["command"]
+    settled(page)
     assert hash_of(page.url)["avg_len"] == "2048"
     # Where the calculator does not apply, its panel says why.
     page.goto(tab.base + page_of("en") + "#hw=a3")

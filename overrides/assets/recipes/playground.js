@@ -44,6 +44,9 @@ document.addEventListener('click', function (event) {
   var target = event.target, link = target && target.closest && target.closest('a[data-recipes-lang]');
   if (!link) return;
   event.stopPropagation();
+  Array.prototype.forEach.call(document.querySelectorAll('.recipe-playground'), function (root) {
+    if (root.playground) root.playground.flushHash();  // a click's hash not yet written
+  });
   var href = link.getAttribute('href');
   if (href.indexOf('#') < 0 && location.hash) link.setAttribute('href', href + location.hash);
   var place = placeNow();

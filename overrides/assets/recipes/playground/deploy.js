@@ -6,6 +6,7 @@
  * selection (compose). Pure: no DOM; Node imports it for the parity test
  * (tests/js/deploy_parity.mjs, tests/playground/test_deploy_parity.py).
  */
+import { catalogOf } from './releases.js';
 import { compose } from './resolve.js';
 import { text, wrap } from './render.js';
 import { shlexSplit, flagText } from './flags.js';
@@ -200,7 +201,6 @@ function missingTexts(data, gs) {
 }
 
 // --- SGLang's config file (deploy.py) ----------------------------------------------------------
-function catalogOf(data, res) { return (data.release_catalogs || {})[res.sglang] || data.catalog; }
 function typed(t) {
   if (/^(0|-?[1-9][0-9]*)$/.test(t)) return new Raw(t);
   if (/^-?[0-9]+\.[0-9]+$/.test(t)) {
@@ -217,7 +217,7 @@ function exactSpec(catalog, name) {
   return spec && spec.name === name ? spec : null;
 }
 export function configSplit(data, res) {
-  var catalogs = [catalogOf(data, res)];
+  var catalogs = [catalogOf(data, res.sglang)];
   if (catalogs[0] !== data.catalog) catalogs.push(data.catalog);
   var perNode = [];
   list(data.reader_values).forEach(function (v) { if (v.deploy === 'rank' || v.deploy === 'self') perNode = perNode.concat(v.tokens); });

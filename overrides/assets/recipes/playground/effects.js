@@ -9,10 +9,19 @@ import { has, list } from './python.js';
 import { envText, flagText, sameFlag } from './flags.js';
 import { compose } from './resolve.js';
 
+/** The cell alone (its keys, nothing chosen): composed once per cell and export, since every
+ *  click compares against it. Kept beside the export, out of its enumerable keys. */
+function plainOf(data, match) {
+  if (!data.__plain) Object.defineProperty(data, '__plain', { value: {} });
+  var key = JSON.stringify(match);
+  if (!has(data.__plain, key)) data.__plain[key] = compose(data, match);
+  return data.__plain[key];
+}
+
 /** The Deploy settings the cell's own command is built with (what diff compares against),
  *  as [{axis, option}]: the settings without a card that the cell shows. */
 export function cellDefaults(data, res) {
-  var plain = compose(data, res.match), out = [];
+  var plain = plainOf(data, res.match), out = [];
   data.axes.forEach(function (axis) {
     var state = plain.axes.filter(function (a) { return a.axis === axis.id; })[0];
     if (axis.card || !state || !state.visible || state.value === null) return;
@@ -27,7 +36,7 @@ export function cellDefaults(data, res) {
  *  what the engine adds for every command of the cell (multi-node flags, ports) is no change.
  *  Flags and env, as [{kind: added|changed|removed, was, now}]. */
 export function diff(data, res) {
-  var plain = compose(data, res.match);
+  var plain = plainOf(data, res.match);
   var base = {}, now = {}, out = [];
   plain.flags.forEach(function (f) { if (!has(base, f.name)) base[f.name] = f; });
   res.flags.forEach(function (f) { if (!has(now, f.name)) now[f.name] = f; });

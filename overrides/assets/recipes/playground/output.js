@@ -200,6 +200,16 @@ Output.prototype.renderCalculator = function (res) {
   });
 };
 
+/** Empty ``box`` and return true when ``items`` differ from what it shows: a list is drawn
+ *  again only when its content changed (a click mostly changes the command and little else). */
+function shows(box, items) {
+  var key = JSON.stringify(items);
+  if (box.__shown === key) return false;
+  box.__shown = key;
+  clear(box);
+  return true;
+}
+
 Output.prototype.render = function (res) {
   var self = this, data = this.data;
   this.badge.className = 'recipe-badge recipe-badge--' + res.status;
@@ -212,8 +222,7 @@ Output.prototype.render = function (res) {
     (platform.hbm_gb ? ' · ' + this.t('ui.hbm', { gb: String(platform.hbm_gb) }) : '');
   this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
 
-  clear(this.caveatBox);
-  res.caveats.forEach(function (c) {
+  if (shows(this.caveatBox, res.caveats)) res.caveats.forEach(function (c) {
     var li = el('li', { className: 'rp-caveat rp-caveat--' + c.kind });
     if (c.flag) li.appendChild(el('code', { text: c.flag }));
     li.appendChild(document.createTextNode((c.flag ? ' ' : '') + self.t(c.text)));
@@ -232,19 +241,17 @@ Output.prototype.render = function (res) {
 
   if (this.calcRows) this.renderCalculator(res);
 
-  clear(this.diagList);
-  res.diagnostics.forEach(function (d) {
+  if (shows(this.diagList, res.diagnostics)) res.diagnostics.forEach(function (d) {
     var li = el('li', { className: 'rp-diag rp-diag--' + d.severity, 'data-rule': d.rule });
     li.appendChild(el('span', { className: 'rp-diag__severity', text: self.t('severity.' + d.severity) }));
     li.appendChild(document.createTextNode(' ' + self.t(d.message) + ' '));
     li.appendChild(el('code', { className: 'rp-diag__rule', text: d.rule }));
     self.diagList.appendChild(li);
   });
-  if (!res.diagnostics.length) this.diagList.appendChild(el('li', { className: 'rp-diag--none', text: this.t('ui.diagnostics.none') }));
+  if (!res.diagnostics.length && !this.diagList.firstChild) this.diagList.appendChild(el('li', { className: 'rp-diag--none', text: this.t('ui.diagnostics.none') }));
 
-  clear(this.diffList);
   var changes = diff(data, res);
-  changes.forEach(function (c) {
+  if (shows(this.diffList, changes)) changes.forEach(function (c) {
     var li = el('li', { className: 'rp-diff--' + c.kind });
     li.appendChild(el('span', { className: 'rp-diff__kind', text: self.t('ui.diff.' + c.kind) }));
     if (c.was) li.appendChild(el('code', { className: 'rp-diff__was', text: c.was }));
@@ -252,16 +259,15 @@ Output.prototype.render = function (res) {
     if (c.now) li.appendChild(el('code', { className: 'rp-diff__now', text: c.now }));
     self.diffList.appendChild(li);
   });
-  if (!changes.length) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
+  if (!changes.length && !this.diffList.firstChild) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
   var own = cellDefaults(data, res);  // a model whose Deploy card has no setting says nothing here
   this.defaults.hidden = !own.length;
   this.defaults.textContent = own.length ? this.t('ui.cell-defaults', { settings: own.map(function (d) {
     return self.t(d.axis.label) + ': ' + self.t(d.option.label, { value: d.option.id });
   }).join(', ') }) : '';
 
-  clear(this.effBody);
   this.effBox.hidden = !res.effective.length;  // a model that declares no knobs shows no table
-  res.effective.forEach(function (e) {
+  if (shows(this.effBody, res.effective)) res.effective.forEach(function (e) {
     var value = e.value !== null ? el('code', { text: e.value }) : el('em', { text: self.t(e.value_text) });
     var tr = el('tr', { 'data-knob': e.knob }, [
       el('td', { text: self.t(e.label) }),

@@ -2,9 +2,9 @@
  *
  * Owns the Deploy card (hardware, the cell's dimensions, the settings without a card, the SGLang
  * release) and the folded cards under More settings; the selection (the cell's keys, the settings the reader
- * chose, the request length, the release) read from a hash (load) and written back to it (writeHash, with
- * the language links); composing on every change (update) and greying, in the background,
- * the options that would change nothing (probeIdle). The output side is output.js. DOM.
+ * chose, the request length, the release) read from a hash (load) and written back to it (scheduleHash,
+ * with the language links, once the click's frame is painted); composing on every change (update) and
+ * greying, in the background after that frame, the options that would change nothing (probeIdle). The output side is output.js. DOM.
  */
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
@@ -207,9 +207,21 @@ Playground.prototype.update = function (writeHash) {
   Object.keys(this.explicit).forEach(function (k) { if (res.picks[k] !== self.explicit[k]) delete self.explicit[k]; });
   this.renderControls(res);
   this.renderOutput(res);
-  if (writeHash || this.hash) this.writeHash(res);
-  this.probeIdle(res);
+  if (writeHash || this.hash) this.scheduleHash(res);
+  // the probes wait for the click's result to be on screen (they may take many tasks)
+  var updated = (this.updated = (this.updated || 0) + 1);
+  afterPaint(function () { if (updated === self.updated) self.probeIdle(res); });
 };
+
+/** Run ``fn`` once the next frame is painted: work the reader does not see on screen (the
+ *  address, the language links, the greying probes) never delays the frame that shows a
+ *  click's result. A hidden tab paints no frame: then after 100 ms. */
+function afterPaint(fn) {
+  var done = false;
+  function go() { if (!done) { done = true; fn(); } }
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(function () { setTimeout(go, 0); });
+  setTimeout(go, 100);
+}
 
 /** effects.probe_options, in the background after a render (a few probes per task, so the
  *  click paints first): an enabled option of a visible setting whose pick shows the same
@@ -250,6 +262,9 @@ Playground.prototype.explain = function (key, option) {
 Playground.prototype.setOption = function (key, state, chosen) {
   var g = this.groups[key];
   var b = g.buttons[state.id], tip = g.tips[state.id];
+  var shown = JSON.stringify([state.state, !!chosen, state.reason || '', state.fields || null]);
+  if (b.__shown === shown) return;  // drawn so already (a tip's explanation is redone on hover)
+  b.__shown = shown;
   b.parentNode.hidden = state.state === 'hidden';
   var disabled = state.state === 'disabled';
   b.setAttribute('aria-pressed', chosen ? 'true' : 'false');
@@ -297,9 +312,24 @@ Playground.prototype.renderControls = function (res) {
 
 Playground.prototype.renderOutput = function (res) { this.output.render(res); };
 
-Playground.prototype.writeHash = function (res) {
-  var hash = hashOf(this.dims, res);
+/** The selection's hash is the Playground's at once (this.hash); the address and the language
+ *  links get it after the next paint (history.replaceState is a navigation, several ms in
+ *  Chromium), the latest of several clicks only, and not over an address the reader changed
+ *  meanwhile (a heading's link). flushHash writes a pending one now (the language switch). */
+Playground.prototype.scheduleHash = function (res) {
+  var self = this, hash = hashOf(this.dims, res), seen = location.hash;
   this.hash = hash;
+  var pending = this.pendingHash = function () {
+    if (self.pendingHash !== pending) return;  // done already, or a later click's
+    self.pendingHash = null;
+    if (location.hash === seen) self.writeHash(hash);
+  };
+  afterPaint(pending);
+};
+
+Playground.prototype.flushHash = function () { if (this.pendingHash) this.pendingHash(); };
+
+Playground.prototype.writeHash = function (hash) {
   if (location.hash !== hash) history.replaceState(history.state, '', hash);
   // The language switch lands on the same page with the same selection.
   Array.prototype.forEach.call(document.querySelectorAll('a[data-recipes-lang]'), function (a) {
