@@ -34,8 +34,9 @@ from pathlib import Path
 
 ENTRY = "playground.js"
 MODULES = "playground"
-# minified where they are: the search-on-demand script is a classic script (not a module)
-PLAIN = ("search-on-demand.js", "playground.css", "recipes.css")
+# minified where they are: the search-on-demand and language-switch scripts are classic
+# scripts (not modules)
+PLAIN = ("search-on-demand.js", "lang-switch.js", "playground.css", "recipes.css")
 # Browsers with ES modules, import.meta and import(): what the Playground needs anyway.
 TARGET = "es2020"
 
