@@ -2,13 +2,12 @@
 
 Every entry is a test that fails today for the reason given; it is marked xfail (not strict:
 the day it passes, delete its line) so that the rest of the suite keeps guarding main. The list
-is data for ``tests/conftest.py``; it only ever shrinks. ``SKIPPED`` holds the test whose
-failure crashes pytest's own reporting (an AST recursion error while it prints the failure).
+is data for ``tests/conftest.py``; it only ever shrinks. ``SKIPPED`` holds tests whose
+failure would crash pytest's own reporting (an AST recursion error while it prints the
+failure); none today.
 """
 
 KNOWN = {
-    "tests/site/test_deploy.py::test_compose_validates_and_maps_back[qwen3.8-flash-next]":
-        "the Compose check has no mapping yet for a model's per-platform docker option --ulimit (#26)",
     "tests/site/test_engines.py::test_korean_search_finds_every_model_page_for_a_korean_term[zensical]":
         "Zensical's Korean search lists nothing on the four-model site; not yet known why (#23)",
     **{f"tests/site/test_engines.py::test_korean_search_finds_a_flag_of_the_model_{how}[{m}-zensical]":
@@ -17,9 +16,4 @@ KNOWN = {
        for m in ("deepseek-v4", "kimi-k3", "minimax-h3", "qwen3.8-flash-next")},
 }
 
-SKIPPED = {
-    f"tests/playground/test_reader_path.py::test_the_language_switch_keeps_the_cell_anchor[{m}-{lang}]":
-        "its failure crashed pytest's reporter (INTERNALERROR: AST recursion depth mismatch), "
-        "which ended the whole run; the anchor hand-over is unconfirmed (#25)"
-    for m in ("deepseek-v4", "kimi-k3", "minimax-h3", "qwen3.8-flash-next") for lang in ("en", "ko")
-}
+SKIPPED: dict[str, str] = {}

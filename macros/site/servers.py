@@ -113,15 +113,30 @@ def selection_of(model: Model, res: Resolution) -> Selection:
     return Selection.flat(model, {**res.match, **picks}, res.avg_len)
 
 
+def chosen_release(res: Resolution) -> str | None:
+    """The release the reader chose for the selection (``--sglang``, the Playground's release
+    select), or None where it is the image's own: every server of its files is spelt for it."""
+    return res.sglang if res.sglang != res.sglang_default else None
+
+
+def release_texts(db: Database, model: Model, res: Resolution, lang: str) -> list[str]:
+    """What the command says of a chosen release (the release it is written for and the image
+    it runs in), for a file's header."""
+    return [render.text(db, model, c.text, lang) for c in res.caveats
+            if c.kind == "release" and c.flag is None]
+
+
 def pd_pair(db: Database, model: Model, res: Resolution, release: str | None = None
             ) -> dict[str, Resolution]:
     """The prefill and decode servers of a PD selection: this one, and the first option of the
     keys the other server's ``when`` reads that makes the same selection the other server
-    (none on hardware without a cell for the other role: that server is the reader's)."""
+    (none on hardware without a cell for the other role: that server is the reader's), spelt
+    for the release chosen for this one (``release``, else the one ``res`` was spelt for)."""
     from macros.engine.resolve import resolve
 
     if res.pd is None:
         return {}
+    release = release or chosen_release(res)
     other = "decode" if res.pd == "prefill" else "prefill"
     pair = {res.pd: res}
     sel = selection_of(model, res)
@@ -179,14 +194,15 @@ def env_pairs(res: Resolution) -> list[tuple[str, str]]:
     return [(env_name(e), e.split("=", 1)[1]) for e in res.env]
 
 
-
 def option_sources(db: Database, res: Resolution) -> list[tuple[str, docker.Option]]:
-    """Every docker run option of the selection's data, with where it comes from: ``vendor``,
-    ``shared``, ``cache`` (the model cache and token) or ``net`` (port or host network)."""
+    """Every docker run option of the selection's data, in the order the page's ``docker run``
+    line gives them, with where it comes from: ``vendor``, ``image`` (the model's docker_images
+    ``args`` for the platform), ``shared``, ``cache`` (the model cache and token) or ``net``
+    (port or host network)."""
     c = db.containers
     platform = db.platforms[res.hw]
     run = c.vendors[platform.vendor.value]
-    texts = [("vendor", a) for a in run.args]
+    texts = [("vendor", a) for a in run.args] + [("image", a) for a in res.docker_args]
     if run.per_device:
         texts += [("vendor", run.per_device.replace("{index}", str(i)))
                   for i in range(devices(db, res))]
@@ -198,6 +214,13 @@ def option_sources(db: Database, res: Resolution) -> list[tuple[str, docker.Opti
         found = docker.read(split_words(text), c.run_flags)
         out += [(source, o) for o in found.options]
     return out
+
+
+def resource(db: Database, res: Resolution) -> str:
+    """The device plugin's resource a pod of the selection asks for: the platform's own, else
+    its vendor's (hardware.yaml)."""
+    platform = db.platforms[res.hw]
+    return platform.resource or db.containers.vendors[platform.vendor.value].resource
 
 
 def devices(db: Database, res: Resolution) -> int:

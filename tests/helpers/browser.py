@@ -26,6 +26,18 @@ def require_chromium() -> None:
     pytest.skip("Chromium not installed: apt-get install chromium fonts-nanum")
 
 
+def require_esbuild() -> None:
+    """Skip outside CI when esbuild (npm, tests/js) is missing: the site then ships the
+    Playground unbundled (macros/site/bundle.py); on CI that is a failure."""
+    from macros.site.bundle import esbuild
+
+    if esbuild() is not None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail("esbuild is missing on CI: npm ci --prefix tests/js installs it", pytrace=False)
+    pytest.skip("esbuild not installed: npm ci --prefix tests/js")
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:  # keep pytest output readable
         pass
