@@ -118,7 +118,11 @@ def tasks(browser, base: str) -> list[dict]:
         page.goto(base + path)
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         for axis, option in steps:
-            page.click(f'.rp-card--deploy [data-axis="{axis}"] [data-option="{option}"]')
+            listed = page.locator(f'.rp-card--deploy [data-axis="{axis}"] select')
+            if listed.count():  # a long setting's drop-down list (ui.js LONG_ROW)
+                listed.select_option(option)
+            else:
+                page.click(f'.rp-card--deploy [data-axis="{axis}"] [data-option="{option}"]')
         page.click('.rp-block--command [data-copy="command"]')
         page.wait_for_function("() => navigator.clipboard.readText().then(t => t.length > 0)")
         elapsed = time.perf_counter() - started
