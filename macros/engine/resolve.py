@@ -454,7 +454,7 @@ def _finish_reads(model: Model) -> frozenset[str]:
         rules, info = model.rules, model.info
         free = [t for t in rules.transforms if t.for_ is None]
         picks, _ = _reads(model, [*free, *rules.calculator, *rules.effective, *info.model_names,
-                                  *info.docker_images, *rules.checks])
+                                  *info.docker_images, *info.install, *rules.checks])
         picks |= {k for knob in rules.knobs for k in knob.show_when.keys()
                   if k in model.axis_index}
         hit = model.cache["finish_reads"] = picks | _pd_reads(model)
@@ -967,7 +967,9 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     info = st.model.info
     model_name = _first_match(st._rules("model_names", info.model_names), st).name
     image_rule = _first_match(st._rules("docker_images", info.docker_images), st)
-    image = image_rule.image
+    image = image_rule.image  # None: no image is published here (the Python form only)
+    install_rule = _first_match(st._rules("install", info.install), st) if image is None \
+        else None
     default = st.db.releases.resolve(image_rule.sglang)
     release = st.release or default
     # the branch values that hold: the image's own, and none for a stock release chosen
@@ -1019,8 +1021,10 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         model=st.model.id, hw=st.hw, match=dict(st.match), pd=pd,
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
         nodes=st.nodes,
+        gpus_per_node=st.cell.gpus_per_node or st.db.platforms[st.hw].gpus_per_node,
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
         docker_args=list(image_rule.args),
+        install=list(install_rule.commands) if install_rule is not None else [],
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,

@@ -77,9 +77,20 @@ def docker_options(db: Database, res: Resolution) -> list[str]:
     return lines
 
 
+def install_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+    """Where no image is published for the selection (the Python form only): why, the model's
+    install commands for it (``model.yaml`` ``install``), then the server command."""
+    lines = [f"# {part}".rstrip() for part in render.wrap(db.t(lang, "ui.run.no-image", model))]
+    return "\n".join(lines + list(res.install) + [""] +
+                     [render.command_text(db, model, res, lang)])
+
+
 def docker_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
     """The server command as the image of the selection runs it (``docker run … IMAGE
-    sglang serve …``), under the same hint comments as the command."""
+    sglang serve …``), under the same hint comments as the command; where no image is
+    published, the install route instead (``install_text``), never a made-up image."""
+    if res.docker_image is None:
+        return install_text(db, model, res, lang)
     body = ["docker run"] + [render.INDENT + line for line in docker_options(db, res)]
     body += [render.INDENT + word(res.docker_image), render.INDENT + res.program]
     body += [render.INDENT * 2 + f.text() for f in res.flags]

@@ -121,7 +121,20 @@ function dockerOptions(data, res) {
   lines = lines.concat(list(c.cache).map(dockerOption));
   return lines.concat(res.env.map(function (e) { return dockerOption(c.env) + ' ' + envText(e); }));
 }
+// render.footprint_text: the cell's GPUs per node (its platform's unless it uses fewer) × nodes
+export function footprintText(data, res) {
+  var platform = platformOf(data, res.hw), per = res.gpus_per_node;
+  return text(data, { id: platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', fields: {
+    total: String(res.nodes * per), nodes: String(res.nodes), per_node: String(per) } }) +
+    (platform.hbm_gb ? ' · ' + text(data, { id: 'ui.hbm', fields: { gb: String(platform.hbm_gb) } }) : '');
+}
+// runmodes.install_text: no image is published for the selection (the Python form only)
+export function installText(data, res) {
+  return wrap(text(data, 'ui.run.no-image')).map(function (part) { return ('# ' + part).replace(/\s+$/, ''); })
+    .concat(list(res.install), [''], [commandText(data, res)]).join('\n');
+}
 export function dockerText(data, res) {
+  if (res.docker_image === null) return installText(data, res);
   var body = ['docker run'].concat(dockerOptions(data, res).map(function (l) { return '  ' + l; }),
     ['  ' + dockerWord(res.docker_image), '  ' + res.program], res.flags.map(function (f) { return '    ' + flagText(f); }));
   return hintLines(data, res).concat(continued(body)).join('\n');

@@ -376,7 +376,9 @@ export function derivedFields(changes) {
 function finish(st, axisStates, dimStates) {
   var info = st.data.model;
   var modelName = firstMatch(info.model_names, st).name;
-  var imageRule = firstMatch(info.docker_images, st), image = imageRule.image;
+  var imageRule = firstMatch(info.docker_images, st), image = imageRule.image || null;
+  // no image published here (the Python form only): the model's install route
+  var installRule = image === null ? firstMatch(list(info.install), st) : null;
   var fallback = releaseOf(st.data, imageRule.sglang), release = st.release || fallback;
   var branch = branchIn(st.data, release === fallback ? image : null);  // the image's own values
   var values = placeholders(st, modelName);
@@ -431,8 +433,10 @@ function finish(st, axisStates, dimStates) {
   return {
     model: info.id, hw: st.hw, match: st.match, pd: pd,
     status: status, cell_status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
+    gpus_per_node: st.cell.gpus_per_node || indexOf(st.data).platforms[st.hw].gpus_per_node,
     picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
     docker_args: list(imageRule.args).slice(),
+    install: installRule ? list(installRule.commands).slice() : [],
     hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
     calculations: calculations,
     caveats: cav,
