@@ -454,7 +454,8 @@ def _finish_reads(model: Model) -> frozenset[str]:
         rules, info = model.rules, model.info
         free = [t for t in rules.transforms if t.for_ is None]
         picks, _ = _reads(model, [*free, *rules.calculator, *rules.effective, *info.model_names,
-                                  *info.docker_images, *info.install, *rules.checks])
+                                  *info.docker_images, *info.install, *rules.checks,
+                                  *(info.request.tasks if info.request else ())])
         picks |= {k for knob in rules.knobs for k in knob.show_when.keys()
                   if k in model.axis_index}
         hit = model.cache["finish_reads"] = picks | _pd_reads(model)
@@ -970,6 +971,10 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     image = image_rule.image  # None: no image is published here (the Python form only)
     install_rule = _first_match(st._rules("install", info.install), st) if image is None \
         else None
+    # the kinds of request this selection's server takes; its own request is the first
+    tasks = [t for t in st._rules("request_tasks", info.request.tasks)
+             if t.when.holds(st) is True] if info.request is not None else []
+    task = tasks[0] if tasks else None
     default = st.db.releases.resolve(image_rule.sglang)
     release = st.release or default
     # the branch values that hold: the image's own, and none for a stock release chosen
@@ -1025,6 +1030,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
         docker_args=list(image_rule.args),
         install=list(install_rule.commands) if install_rule is not None else [],
+        request=task.id if task is not None else None, requests=[t.id for t in tasks],
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,

@@ -96,6 +96,9 @@ class Resolution(Frozen):
     docker_image: str | None  # None: none is published for the selection (Python only)
     docker_args: list[str]  # the image's own docker run options here (after the vendor's)
     install: list[str] = []  # where no image is published: the commands that install SGLang
+    # a diffusion model's request: the first of its request tasks this selection's server takes
+    request: str | None = None
+    requests: list[str] = []  # every request task the selection's server takes, in order
     sglang: str  # the release the command is written for: its image's, else the pinned one
     # the consecutive releases around it that accept every flag (None: it refuses one)
     sglang_span: tuple[str, str] | None

@@ -399,11 +399,31 @@ class Api(Strict):
 Cli = Literal["llm", "diffusion"]  # served through sglang.json's CLI or sglang-diffusion.json's
 
 
+class RequestTask(Strict):
+    """One kind of request the server takes (text to video, first frame to video, a video
+    reference …): its fields over the shared body (a key it gives replaces the shared one), the
+    selections whose server takes it (``when``: a checkpoint partition, say) and its label."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
+    label: str  # a text id, worded in both languages
+    when: Condition = ALWAYS
+    body: dict[str, Any] = Field(min_length=1)
+
+
 class MediaRequest(Strict):
-    """A diffusion job (video-job): POST body+model to endpoint, poll endpoint/<id>, get content."""
+    """A diffusion job (video-job): POST body+model to endpoint, poll endpoint/<id>, get content.
+    ``body`` is what every request carries; each of ``tasks`` a kind of request with its own
+    fields. A selection's request is the first task its server takes (the body alone without
+    tasks)."""
     kind: Literal["video-job"]
     endpoint: str = Field(pattern=r"^/v1/[a-z][a-z0-9/_-]*[a-z0-9]$")
     body: dict[str, Any] = Field(min_length=1)
+    tasks: list[RequestTask] = []
+
+    def body_of(self, task: str | None) -> dict[str, Any]:
+        """The full body of ``task`` (None: the shared body alone)."""
+        own = next((t.body for t in self.tasks if t.id == task), {}) if task else {}
+        return {**self.body, **own}
 
 
 class ModelFile(Strict):

@@ -679,8 +679,27 @@ class Validator:
         if info.request is not None and "model" in info.request.body:
             self.out.add(doc, ("request", "body", "model"), "leave 'model' out of the body: "
                          "it is the served name of the selection (model_names)")
+        if info.request is not None:
+            self._request_tasks(info.request)
         if info.api is not None:
             self._api()
+
+    def _request_tasks(self, request) -> None:
+        """Each kind of request has an id of its own, a label worded in both languages, a
+        condition of the model's vocabulary, and fields the real request can carry (no
+        'model', the served name)."""
+        doc, seen = self.docs["model"], {}
+        for i, task in enumerate(request.tasks):
+            p = ("request", "tasks", i)
+            if task.id in seen:
+                self.out.add(doc, p + ("id",), f"request task '{task.id}' is declared twice "
+                             f"(first at line {doc.where(('request', 'tasks', seen[task.id]))[0]})")
+            seen.setdefault(task.id, i)
+            self.text("model", p + ("label",), task.label)
+            self.condition("model", p + ("when",), task.when)
+            if "model" in task.body:
+                self.out.add(doc, p + ("body", "model"), "leave 'model' out of the body: it "
+                             "is the served name of the selection (model_names)")
 
     def _api(self) -> None:
         """The API block names parsers the pinned release (or the model's branch) has, efforts

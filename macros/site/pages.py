@@ -253,6 +253,32 @@ class Site:
             out += [f'=== "{_esc(self.t(text_id))}"', "", _indent("\n".join(body)), ""]
         return "\n".join(out)
 
+    def requests(self, model_id: str, *dims, **picks) -> str:
+        """Every kind of request the selection's server takes (a diffusion model's
+        ``request.tasks`` whose condition holds), one content tab each under its label: the
+        curl request and the Python client call, each run against the docs stand-in."""
+        model = self.db.model(model_id)
+        if model.info.request is None or not model.info.request.tasks:
+            raise MacroError(f"requests: {model_id} declares no request tasks ('request: "
+                             "tasks:' in model.yaml)")
+        res = self.resolve(model_id, *dims, **picks)
+        if not res.requests:
+            known = ", ".join(t.id for t in model.info.request.tasks)
+            raise MacroError(f"requests: no request task of {model_id} is taken by "
+                             f"{'/'.join(res.match.values())} {picks} (tasks: {known})")
+        labels = {t.id: t.label for t in model.info.request.tasks}
+        port = runmodes.client_port(self.db, model, res)
+        title = " · ".join(_md(x) for x in self._labels(model, res.match))
+        out = [f"**{title}** {self._badge(res.status, model, res.record)}", "",
+               _prose(self.t("ui.run.client-note", port=port)), ""]
+        for task in res.requests:
+            body = [_directive(model_id, res, program="curl"), "",
+                    _fence(runmodes.curl_text(self.db, model, res, self.lang, task)), "",
+                    _fence(runmodes.python_text(self.db, model, res, self.lang, task), "python")]
+            out += [f'=== "{_esc(self.t(labels[task], model))}"', "", _indent("\n".join(body)),
+                    ""]
+        return "\n".join(out)
+
     def _span_text(self, res: Resolution) -> str:
         if res.branch_only:  # a branch build's own value: that image, never a stock range
             return self.t("ui.sglang-image", image=res.sglang_image,
@@ -791,7 +817,7 @@ _STATUSES = ("verified", "in-progress", "unverified")
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
                "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge",
                "status_meanings", "verify_report",
-               "about", "values", "run_modes")
+               "about", "values", "run_modes", "requests")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",
                nodes.Macro: "macro", nodes.CallBlock: "call", nodes.FilterBlock: "filter",

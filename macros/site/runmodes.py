@@ -115,21 +115,23 @@ def literal(value, python: bool = False) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _job_body(model: Model, res: Resolution) -> dict:
-    return {"model": res.model_name, **model.info.request.body}
+def _job_body(model: Model, res: Resolution, task: str | None = None) -> dict:
+    """The job ``task`` submits (None: the selection's own request), with the served name."""
+    return {"model": res.model_name, **model.info.request.body_of(task or res.request)}
 
 
 def _job_url(db: Database, model: Model, res: Resolution) -> str:
     return f"http://{HOST}:{client_port(db, model, res)}{model.info.request.endpoint}"
 
 
-def curl_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+def curl_text(db: Database, model: Model, res: Resolution, lang: str,
+              task: str | None = None) -> str:
     """One chat request to the server (the router for a PD server) with the served name; for a
     diffusion model, the job its request submits (``model.yaml`` ``request``)."""
     if model.info.request is not None:
         lines = [f"curl -sS -X POST {quote(_job_url(db, model, res))}",
                  f"{render.INDENT}-H {quote('Content-Type: application/json')}",
-                 f"{render.INDENT}-d {quote(literal(_job_body(model, res)))}"]
+                 f"{render.INDENT}-d {quote(literal(_job_body(model, res, task)))}"]
         return "\n".join([line + " \\" for line in lines[:-1]] + [lines[-1]])
     url = f"http://{HOST}:{client_port(db, model, res)}/v1/chat/completions"
     body = (f'{{"model": {json.dumps(res.model_name, ensure_ascii=False)}, "messages": '
@@ -139,11 +141,12 @@ def curl_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
     return "\n".join([line + " \\" for line in lines[:-1]] + [lines[-1]])
 
 
-def python_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+def python_text(db: Database, model: Model, res: Resolution, lang: str,
+                task: str | None = None) -> str:
     """The same request through the OpenAI Python client; for a diffusion model's job, with
     the standard library: submit, poll until it is done, download what it made."""
     if model.info.request is not None:
-        body = _job_body(model, res)
+        body = _job_body(model, res, task)
         return "\n".join([
             "import json",
             "import time",

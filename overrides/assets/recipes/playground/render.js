@@ -150,9 +150,11 @@ export function literal(value, python) {
   if (python && typeof value === 'boolean') return value ? 'True' : 'False';
   return JSON.stringify(value);
 }
-function jobBody(data, res) {
-  var body = {model: res.model_name}, given = data.model.request.body;
+function jobBody(data, res) {  // runmodes._job_body: the shared body, then the task's fields
+  var body = {model: res.model_name}, request = data.model.request, given = request.body;
   Object.keys(given).forEach(function (k) { body[k] = given[k]; });
+  var task = list(request.tasks).filter(function (t) { return t.id === res.request; })[0];
+  if (task) Object.keys(task.body).forEach(function (k) { body[k] = task.body[k]; });
   return body;
 }
 function jobUrl(data, res) { return 'http://' + HOST + ':' + clientPort(data, res) + data.model.request.endpoint; }

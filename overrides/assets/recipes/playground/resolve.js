@@ -379,6 +379,8 @@ function finish(st, axisStates, dimStates) {
   var imageRule = firstMatch(info.docker_images, st), image = imageRule.image || null;
   // no image published here (the Python form only): the model's install route
   var installRule = image === null ? firstMatch(list(info.install), st) : null;
+  // a diffusion model's request: the first kind of request this selection's server takes
+  var requestTask = info.request ? firstMatch(list(info.request.tasks), st) : null;
   var fallback = releaseOf(st.data, imageRule.sglang), release = st.release || fallback;
   var branch = branchIn(st.data, release === fallback ? image : null);  // the image's own values
   var values = placeholders(st, modelName);
@@ -437,6 +439,7 @@ function finish(st, axisStates, dimStates) {
     picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
     docker_args: list(imageRule.args).slice(),
     install: installRule ? list(installRule.commands).slice() : [],
+    request: requestTask ? requestTask.id : null,
     hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
     calculations: calculations,
     caveats: cav,
