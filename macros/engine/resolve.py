@@ -1210,9 +1210,11 @@ def _release_caveats(st: _State, flags: list[Flag], span, release: str, default:
         id="release.branch", fields={"flag": f.text(), "image": image})) for f in only]
     if release != default:
         fields = {"release": release, "image": image, "default": default}
+        if image is None:  # no image published: the Python form, installed for the release
+            fields.pop("image")
         out.append(Caveat(kind="release", text=TextRef(
-            id="release.chosen" if image_release is not None else "release.chosen.branch",
-            fields=fields)))
+            id="release.chosen.install" if image is None else "release.chosen"
+            if image_release is not None else "release.chosen.branch", fields=fields)))
     if span is None:
         releases = st.db.releases
         for f in flags:

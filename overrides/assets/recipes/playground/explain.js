@@ -45,8 +45,10 @@ export function releaseCaveats(st, flags, release, fallback, image, imageRelease
     return { kind: 'release', flag: f.name, text: { id: 'release.branch', fields: { flag: flagText(f), image: image } } };
   });
   if (release !== fallback) {
-    out.push({ kind: 'release', flag: null, text: { id: imageRelease ? 'release.chosen' : 'release.chosen.branch',
-                                                    fields: { release: release, image: image, 'default': fallback } } });
+    var chosen = { release: release, image: image, 'default': fallback };
+    if (image === null) delete chosen.image;  // no image published: the Python form
+    out.push({ kind: 'release', flag: null, text: { id: image === null ? 'release.chosen.install'
+      : imageRelease ? 'release.chosen' : 'release.chosen.branch', fields: chosen } });
   }
   flags.forEach(function (f) {
     if (accepts(data, release, f, branch)) return;
