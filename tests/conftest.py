@@ -24,21 +24,31 @@ def db():
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
-    """Both languages built once per run into a temporary folder (English at the root)."""
+    """Both languages built once per run into a temporary folder (English at the root); one
+    build for all xdist workers (helpers/shared.py). Its readers only read it."""
+    from helpers.shared import once_per_run
     from macros.site.build import build_site
 
-    return build_site(out=tmp_path_factory.mktemp("site") / "site", quiet=True)
+    return once_per_run(tmp_path_factory, "site",
+                        lambda folder: build_site(out=folder / "site", quiet=True))
 
 
 @pytest.fixture(scope="session")
 def outdated_site(tmp_path_factory):
     """(project, site): a copy of the project whose Korean translate guide is missing and whose
     English home gained a sentence (so the Korean home is outdated), built once per run with
-    MkDocs. Its readers (test_site, test_engines) only read it."""
+    MkDocs (one build for all xdist workers). Its readers (test_site, test_engines) only read
+    it."""
+    from helpers.shared import once_per_run
+
+    return once_per_run(tmp_path_factory, "outdated", _outdated_project)
+
+
+def _outdated_project(folder: Path) -> tuple[Path, Path]:
     from helpers.project import project_copy
     from macros.site.build import build_site
 
-    root = project_copy(tmp_path_factory.mktemp("outdated"))
+    root = project_copy(folder)
     (root / "docs/ko/guides/translate.md").unlink()  # shown from English, with its notice
     home = root / "docs/en/index.md"
     home.write_text(home.read_text(encoding="utf-8") + "\nA new English sentence.\n",
@@ -50,6 +60,12 @@ def pytest_configure(config):
     from helpers.sybil_docs import register_counts
 
     register_counts(config)
+
+
+def pytest_sessionfinish(session):
+    from helpers.browser import stop_chromium
+
+    stop_chromium()  # the run's one Chromium (helpers/browser.py), if a test started it
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -75,9 +91,21 @@ class CliResult:
 
 
 @pytest.fixture
-def cli():
-    """Run the ``recipes`` CLI in-process: cli("command", "kimi-k3", ...)."""
+def cli(monkeypatch):
+    """Run the ``recipes`` CLI in-process: cli("command", "kimi-k3", ...).
+
+    A command without ``--root`` reads the repository's own recipes/, which no test changes:
+    it gets this process's one loaded database (``database._cached``, as ``db`` and the page
+    macros do) instead of loading and validating every file again for each call (0.4 CPU-s a
+    call, and the suite makes thousands). ``--root`` (a copy a test may break) loads as the
+    real command does."""
+    from macros import cli as cli_module
     from macros.cli import main
+    from macros.engine.database import RECIPES, _cached
+
+    load = cli_module._db
+    monkeypatch.setattr(cli_module, "_db",
+                        lambda args: load(args) if args.root else _cached(str(RECIPES)))
 
     def run(*argv: str, stdin: str | None = None) -> CliResult:
         out, err = io.StringIO(), io.StringIO()

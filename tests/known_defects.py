@@ -2,27 +2,12 @@
 
 Every entry is a test that fails today for the reason given; it is marked xfail (not strict:
 the day it passes, delete its line) so that the rest of the suite keeps guarding main. The list
-is data for ``tests/conftest.py``; it only ever shrinks. ``SKIPPED`` holds the test whose
-failure crashes pytest's own reporting (an AST recursion error while it prints the failure).
+is data for ``tests/conftest.py``; it only ever shrinks. ``SKIPPED`` holds tests whose
+failure would crash pytest's own reporting (an AST recursion error while it prints the
+failure); none today.
 """
 
-_MINIMAX_STANDIN = ("the stand-in answers a diffusion model's non-text part with invalid_value, "
-                    "where the test expects the LLM's unsupported_modality (#22)")
-
 KNOWN = {
-    "tests/site/test_deploy.py::test_compose_validates_and_maps_back[qwen3.8-flash-next]":
-        "the Compose check has no mapping yet for a model's per-platform docker option --ulimit (#26)",
-    "tests/site/test_docs_mutations.py::test_a_docker_block_with_a_foreign_image_and_a_curl_block_to_another_port_fail[en]":
-        "the mutation looks for a chat URL on every model page; a diffusion page has a video job instead (#22)",
-    "tests/site/test_docs_mutations.py::test_a_docker_block_with_a_foreign_image_and_a_curl_block_to_another_port_fail[ko]":
-        "the mutation looks for a chat URL on every model page; a diffusion page has a video job instead (#22)",
-    **{f"tests/site/test_standin.py::test_a_part_outside_the_served_names_inputs_is_400_naming_them"
-       f"[MiniMaxAI/MiniMax-H3-{part}]": _MINIMAX_STANDIN
-       for part in ("image_url", "video_url", "input_audio", "audio_url")},
-    "tests/redteam/test_redteam_data.py::test_a_duplicate_axis_is_reported_where_it_stands[same-file-minimax-h3]":
-        "the case edits an axis layout MiniMax-H3's playground.yaml does not have (#22)",
-    "tests/redteam/test_redteam_data.py::test_gates_that_leave_a_setting_no_option_are_a_validate_error[minimax-h3]":
-        "the case edits gates MiniMax-H3's playground.yaml does not have (#22)",
     **{f"tests/playground/test_browser.py::test_the_quick_start_shows_selectors_and_command_on_the_first_screen[minimax-h3-{lang}]":
        "MiniMax-H3's 24-platform hardware row pushes its other selectors below the first screen (#25)"
        for lang in ("en", "ko")},
@@ -42,9 +27,4 @@ KNOWN = {
        for m in ("deepseek-v4", "kimi-k3", "minimax-h3", "qwen3.8-flash-next")},
 }
 
-SKIPPED = {
-    f"tests/playground/test_reader_path.py::test_the_language_switch_keeps_the_cell_anchor[{m}-{lang}]":
-        "its failure crashed pytest's reporter (INTERNALERROR: AST recursion depth mismatch), "
-        "which ended the whole run; the anchor hand-over is unconfirmed (#25)"
-    for m in ("deepseek-v4", "kimi-k3", "minimax-h3", "qwen3.8-flash-next") for lang in ("en", "ko")
-}
+SKIPPED: dict[str, str] = {}

@@ -93,6 +93,14 @@ class FlagSpec:
     bound: Bound | None = None
     programs: tuple[str, ...] | None = None  # None: every program of the catalog reads it
     env_choices: tuple[tuple[str, str], ...] = ()  # (choice, the variable that adds it)
+    # where argparse stores the value (the flag history records it; a pinned catalog file
+    # does not): "" means argparse's default, the name without "--", dashes to underscores
+    dest: str = ""
+
+    @property
+    def stored_as(self) -> str:
+        """The name the parser stores the flag under (its ``dest``)."""
+        return self.dest or self.name[2:].replace("-", "_")
 
     @classmethod
     def from_json(cls, d: dict, source: str) -> "FlagSpec":
@@ -107,7 +115,7 @@ class FlagSpec:
             default=d.get("default"), deprecated=d.get("deprecated"), help=d.get("help") or "",
             late_choices=tuple(str(c) for c in late) if late else None, source=source,
             action=str(d.get("action") or "store"), negations=tuple(d.get("negations") or ()),
-            programs=tuple(programs) if programs else None)
+            programs=tuple(programs) if programs else None, dest=str(d.get("dest") or ""))
 
 
 @dataclass(frozen=True)

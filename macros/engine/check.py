@@ -856,6 +856,7 @@ def check_text(db: Database, text: str, *, model_id: str | None = None,
         server = cmd.program == SERVER  # the branch reads server flags and env only
         found += catalog_findings(cmd, catalog, model_env(model) if server else set(),
                                   model_values(model) if server else {})
+        found += _model_off_the_line(cmd, catalog)
         found += unsure.get(i, [])
         if cmd.background:
             found.append(Finding(Severity.warning, "check.background", _BACKGROUND, [],
@@ -918,11 +919,47 @@ def _read_config(cmd: Command, catalog: Catalog, base: Path | None) -> list[Find
                     f"{why}", ["--config"], line) for key_line, why in config.problems]
 
 
+def _model_off_the_line(cmd: Command, catalog: Catalog) -> list[Finding]:
+    """A program that takes its model from the command line alone (``sglang serve``, which
+    picks its server by it before any server reads ``--config``) whose model the argparse
+    reading finds elsewhere: in the config file, or as an abbreviation only argparse expands.
+    SGLang stops there with "Error: --model-path is required"."""
+    if cmd.tool is None or not cmd.tool.model_on_command_line or cmd.model is not None:
+        return []
+    roles = catalog.roles.get("model", ())
+    if not roles:
+        return []
+    exact = {n for name in roles if name in catalog.flags
+             for n in (name, *catalog.flags[name].aliases)}
+
+    def is_model(name: str) -> bool:
+        spec = catalog.lookup(name).spec
+        return spec is not None and spec.name in roles
+    own = [n for n, _ in cmd.flags[cmd.config_count:]]
+    if any(n in exact for n in own):
+        return []
+    if any(is_model(n) for n in own):
+        where = f"its model is given as the abbreviation {next(n for n in own if is_model(n))}"
+    elif any(is_model(n) for n, _ in cmd.flags[:cmd.config_count]):
+        origin = next(cmd.from_config[n] for n in cmd.from_config if is_model(n))
+        where = f"its model comes from --config {origin[0]}, line {origin[1]}"
+    else:
+        return []  # no model at all: catalog.missing-model says so
+    return [Finding(Severity.error, "catalog.missing-model",
+                    f"{cmd.entry} looks for its model on the command line alone ({roles[0]} "
+                    "written in full, or a first word) to pick its server, before any "
+                    f"--config file is read; {where}, so it stops with 'Error: {roles[0]} is "
+                    f"required'. Give {roles[0]} in full on the command line", [roles[0]],
+                    cmd.flag_lines.get("--config", cmd.line))]
+
+
 def _config_finding(cmd: Command, f: Finding) -> bool:
     """Whether to keep ``f`` of a command with ``--config``: the file's options come first
-    and the command's own win (no repeated flag), a file not read may name the model; a
-    finding about one of the file's options says which key gave it."""
-    if cmd.config_unread and f.rule == "catalog.missing-model":
+    and the command's own win (no repeated flag), a file not read may name the model (not
+    for a program that takes its model from the command line alone); a finding about one of
+    the file's options says which key gave it."""
+    if cmd.config_unread and f.rule == "catalog.missing-model" \
+            and not (cmd.tool is not None and cmd.tool.model_on_command_line):
         return False
     if f.rule == "catalog.repeated-flag" and any(n in cmd.from_config for n in f.flags):
         return False

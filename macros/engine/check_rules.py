@@ -69,8 +69,9 @@ RULES: tuple[Rule, ...] = (
          "the message lists."),
     Rule("catalog.repeated-flag", "warning", "A flag given twice; the last one wins.",
          "sglang serve --model-path m --tp-size 8 --tp-size 4", "Give it once."),
-    Rule("catalog.missing-model", "error", "The server command names no model.",
-         "sglang serve --tp-size 8", "Add `--model-path`."),
+    Rule("catalog.missing-model", "error", "The server command names no model (`sglang serve` "
+         "looks for it on its command line alone, to pick its server, before it reads "
+         "`--config`).", "sglang serve --tp-size 8", "Add `--model-path`."),
     Rule("catalog.stray-word", "error", "A word no flag takes: argparse refuses it.",
          "sglang serve --model-path m --trust-remote-code yes", "Remove it, or give it to "
          "the flag that takes it."),
@@ -89,7 +90,8 @@ RULES: tuple[Rule, ...] = (
          "one of a few values.", "sglang serve --model-path m --grammar-backend "
          "[xgrammar|outlines]", "Fill in one of the values the message lists."),
     Rule("check.config", "error", "The `--config` file cannot be read as SGLang reads it, or "
-         "holds an option SGLang refuses there.", "sglang serve --config serve.yaml",
+         "holds an option SGLang refuses or ignores there (the diffusion server reads a key as "
+         "the field its flag stores: `model_path`).", "sglang serve --config serve.yaml",
          "Fix the file at the line the message gives.", {"config": "- model-path\n"}),
     Rule("check.config-unread", "info", "The `--config` file is not beside the checked text: "
          "its options were not checked (said once per text).",

@@ -247,5 +247,6 @@ def notes(cmd) -> list[tuple[str, str, str]]:
 
 
 register(Program("sglang serve", (("sglang", "serve"),), SERVER, serve_parser,
-                 positional_model=True, claims=_claims, family="sglang serve"))
+                 positional_model=True, claims=_claims, family="sglang serve", config=True,
+                 model_on_command_line=True))
 register(Program(GENERATE, (("sglang", "generate"),), BENCH, generate_parser))

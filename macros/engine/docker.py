@@ -4,7 +4,9 @@ Owns which words of a docker run line are its options and their values, by the v
 hardware.yaml declares (``containers.run_flags``: each option and whether it takes a value),
 and which word is the image; what docker makes of an option's value: the ports ``-p`` publishes
 (``publish``), the host folder ``-v``/``--mount`` hands the container (``mount_source``) and
-whether that folder is the host's root or a home folder (``host_folder``). The loader holds the data's own options to that vocabulary,
+whether that folder is the host's root or a home folder (``host_folder``); which key of a Docker
+Compose service each option is (``COMPOSE``, ``compose_problem``; ``site/deploy.py`` writes
+the service). The loader holds the data's own options to that vocabulary,
 ``runmodes.py`` prints lines made of them and ``check.py`` reads a hand-written line with it.
 Must not know SGLang's programs or flags, or read shell syntax (``shell.py``).
 """
@@ -185,3 +187,50 @@ def host_folder(source: str) -> str | None:
     if path in ("/", "/."):
         return "root"
     return "home" if re.fullmatch(r"/root|/home(/[^/]+)?", path) else None
+
+
+# --- docker run options as a Compose service's keys ----------------------------------------------
+
+# What each docker run option is in a service of the Compose specification, and how its value
+# goes there: ``list`` adds it to a list, ``one`` sets it, ``switch`` sets true, ``ulimit`` reads
+# NAME=SOFT[:HARD] into ``ulimits``, ``env`` adds it to ``environment``, ``gpus`` is a device
+# reservation (deploy.resources.reservations.devices). An option missing here has no service key:
+# --rm, -d and --name are what ``docker compose up`` decides itself, and --mount's long form is
+# not read here. The Playground reads the same table from its export.
+COMPOSE = {
+    "--gpus": ("deploy", "gpus"),
+    "--device": ("devices", "list"), "--group-add": ("group_add", "list"),
+    "--cap-add": ("cap_add", "list"), "--security-opt": ("security_opt", "list"),
+    "-v": ("volumes", "list"), "--volume": ("volumes", "list"),
+    "-p": ("ports", "list"), "--publish": ("ports", "list"), "--env-file": ("env_file", "list"),
+    "-e": ("environment", "env"), "--env": ("environment", "env"),
+    "--shm-size": ("shm_size", "one"), "--ipc": ("ipc", "one"),
+    "--network": ("network_mode", "one"), "--net": ("network_mode", "one"),
+    "--entrypoint": ("entrypoint", "one"), "-w": ("working_dir", "one"), "-u": ("user", "one"),
+    "--privileged": ("privileged", "switch"), "-i": ("stdin_open", "switch"),
+    "-t": ("tty", "switch"),
+    "--ulimit": ("ulimits", "ulimit"),
+}
+
+_ULIMIT = re.compile(r"([a-z]+)=(-?[0-9]+)(?::(-?[0-9]+))?")
+
+
+def ulimit(value: str | None) -> tuple[str, int | dict] | str:
+    """``--ulimit NAME=SOFT[:HARD]`` as Compose writes it (``-1``: unlimited): the name and
+    the limit, or a sentence saying why docker refuses the value."""
+    m = _ULIMIT.fullmatch(value or "")
+    if m is None:
+        return f"--ulimit '{value}' is no NAME=SOFT[:HARD] limit (like memlock=-1)"
+    soft = int(m.group(2))
+    return m.group(1), soft if m.group(3) is None else {"soft": soft, "hard": int(m.group(3))}
+
+
+def compose_problem(option: Option) -> str | None:
+    """Why a Compose service cannot carry the option as written, or None."""
+    if option.name not in COMPOSE:
+        return (f"the docker run option {option.name} has no key in a Docker Compose service "
+                f"(options that have one: {', '.join(COMPOSE)})")
+    if COMPOSE[option.name][1] == "ulimit":
+        found = ulimit(option.value)
+        return found if isinstance(found, str) else None
+    return None

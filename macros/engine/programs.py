@@ -52,7 +52,11 @@ class Program:
     claims: Callable[[Sequence[str]], bool] | None = None
     notice: Callable[[Any, str], str | None] | None = None
     family: str = ""  # programs that are one tool under several names (a module that moved)
-    config: bool = False  # reads SGLang's --config FILE (prepare_server_args merges it)
+    config: bool = False  # reads SGLang's --config FILE (check_config.py: how, per server)
+    # takes its model from the command line alone: ``sglang serve`` picks its server (LLM or
+    # diffusion) by the model path there before any server reads --config, and stops with
+    # "Error: --model-path is required" without one (sglang/cli/serve.py, 0.5.12-0.5.23)
+    model_on_command_line: bool = False
 
 
 PROGRAMS: list[Program] = []
@@ -181,7 +185,8 @@ def _module(name: str) -> tuple[str, ...]:
 
 def _defaults() -> None:
     register(Program("sglang serve", (("sglang", "serve"),), SERVER,
-                     lambda db, r: server_catalog(db, r), positional_model=True, config=True))
+                     lambda db, r: server_catalog(db, r), positional_model=True, config=True,
+                     model_on_command_line=True))
     register(Program("python3 -m sglang.launch_server", (_module("sglang.launch_server"),),
                      SERVER, lambda db, r: server_catalog(db, r), config=True))
     register(Program("python3 -m sglang_router.launch_router",

@@ -58,6 +58,13 @@ class Releases:
         self.order = list(self.reader.order)
         self.migrations = migrations
         self._catalogs: dict[str, Catalog] = {pinned.version: pinned}
+        if pinned.version in self.reader.order:  # the pinned file leaves out where argparse
+            at = self.reader.at(pinned.version)  # stores a flag; the history records it
+            for name, spec in list(pinned.flags.items()):
+                dest = self.reader.fact("flags", name, "dest", at)
+                if dest and not spec.dest:
+                    pinned.flags[name] = dataclasses.replace(spec, dest=dest)
+            pinned._index()
         self._accepts: dict[tuple, bool] = {}
         self._masks: dict[tuple, int] = {}
         self._facts: dict[tuple, object] = {}  # every command asks the same few facts again

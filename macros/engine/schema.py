@@ -105,6 +105,8 @@ class Platform(Strict):
     devices_per_card: int | None = Field(default=None, ge=1, le=16)
     gpus_per_node: int = Field(ge=1, le=128)
     fabric: Fabric
+    resource: str | None = Field(default=None, pattern=r"^[a-z0-9.-]+/[A-Za-z0-9._-]+$")  # the
+    # device plugin's resource where it is not the vendor's (containers.vendors.*.resource)
 
 
 class VendorRun(Strict):
@@ -118,6 +120,17 @@ class VendorRun(Strict):
     # site/deploy.py: the device-plugin resource a pod asks (one per device), the Compose
     resource: str = Field(pattern=r"^[a-z0-9.-]+/[A-Za-z0-9._-]+$")
     gpus: dict[str, str | list[str]] | None = None  # device reservation standing for --gpus
+
+
+class Kubernetes(Strict):
+    """What the Kubernetes manifests name that no command does (site/kube.py): the claim
+    holding the model cache, which every pod mounts, and the Secret a passed-through variable
+    (``--env NAME``) is read from, under the key NAME."""
+
+    cache_claim: str = Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)
+    cache_size: str = Field(pattern=r"^[0-9]+(Ki|Mi|Gi|Ti|Pi)?$")
+    cache_access: Literal["ReadWriteMany", "ReadWriteOnce", "ReadOnlyMany", "ReadWriteOncePod"]
+    token_secret: str = Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=253)
 
 
 class Containers(Strict):
@@ -135,6 +148,7 @@ class Containers(Strict):
     # it takes a value; `recipes check` refuses any other.
     run_flags: dict[Annotated[str, Field(pattern=r"^--?[a-z][a-z0-9-]*$")], bool] = Field(
         min_length=1)
+    kubernetes: Kubernetes
 
 
 class HardwareFile(Strict):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from macros.engine.catalog import Catalog, FlagSpec, value_problem
 from macros.engine.model import (EXPORTED_TEXT_ID, HINT_FIELDS, LANGS, RESERVED_KEYS, Model, _flag_problem,
                        branch_value_problem, likely_typo)
 from macros.engine.errors import choices_hint
-from macros.engine.docker import option_problem
+from macros.engine.docker import compose_problem, option_problem, read as read_options
 from macros.engine.flags import Flag, parse_flag_text
 from macros.engine.releases import Releases
 from macros.engine.schema import BranchValue, Cell, Platform, Status, constant_problem
@@ -649,13 +650,19 @@ class Validator:
 
     def docker_arg(self, doc: str, path: tuple, text: str) -> None:
         """One docker run option an image rule adds: an option ``recipes check`` knows
-        (hardware.yaml's containers.run_flags), written as it takes a value."""
+        (hardware.yaml's containers.run_flags), written as it takes a value, and one a Docker
+        Compose service has a key for (the deployment files carry it)."""
         if self.containers is None:  # hardware.yaml did not load: reported there
             return
         problem = option_problem(text, self.containers.run_flags)
         if problem:
             self.out.add(self.docs[doc], path, f"{problem} (run_flags: "
                          f"{', '.join(self.containers.run_flags)})")
+            return
+        for option in read_options(shlex.split(text), self.containers.run_flags).options:
+            problem = compose_problem(option)  # "Deploy as" Compose writes every option
+            if problem:
+                self.out.add(self.docs[doc], path, f"'{text}': {problem}")
 
     def _cli(self) -> None:
         """What the model's CLI serves: an LLM answers the OpenAI API (``api``), a diffusion

@@ -455,6 +455,10 @@ def build_site(out: Path | None = None, root: Path = ROOT, quiet: bool = False,
             raise BuildFailed(f"cannot make the scratch folder {scratch_root}: "
                               f"{exc.strerror}") from None
         _recover(scratch_root, out)
+        from macros.site.bundle import bundle_note
+
+        if note := bundle_note():  # the site still works: say it once, quiet or not
+            print(f"note: {note}", file=sys.stderr)
         site = _build_both(root, scratch, quiet, engine, jobs)
         mark(site, out)
         if out.is_dir() and (why := not_ours(out)):  # something put there while building
@@ -542,7 +546,10 @@ def _build_language(stage, language, quiet: bool, engine: str) -> None:
         stage.check_published(language)
     except StageFailed as exc:
         raise BuildFailed(str(exc)) from None
-    stage.finish(language, engine)
+    try:
+        stage.finish(language, engine)
+    except StageFailed as exc:
+        raise BuildFailed(str(exc)) from None
     if not quiet:
         print(f"  {language.config_name} done in {time.perf_counter() - started:.1f}s",
               file=sys.stderr)

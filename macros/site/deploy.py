@@ -5,9 +5,9 @@ its env file, a Docker Compose file, Kubernetes manifests (``kube.py``); what ``
 Owns which flags a ``--config`` YAML can carry (as SGLang's ``ConfigArgumentMerger`` reads one:
 a ``store`` flag as its value or list of values, a ``store_true`` flag as ``true``; every other
 action, a ``--no-X`` form, a flag given twice, a value left to the node and a flag the catalog
-does not know stay on the command line), the docker options of hardware.yaml as Compose keys
-(a service per node, its rank filled in; for a PD selection the prefill, decode and router
-services), and the dispatch over the formats. What the files share (the YAML style, the
+does not know stay on the command line), the docker options of hardware.yaml and of the
+model's image as Compose keys (``docker.COMPOSE``; a service per node, its rank filled in;
+for a PD selection the prefill, decode and router services), and the dispatch over the formats. What the files share (the YAML style, the
 servers, the placeholders a file fills) is ``servers.py``; the Playground's ``deploy.js``
 mirrors both. Must not compose or check a command (``resolve.py``, ``check.py``).
 """
@@ -19,6 +19,7 @@ import re
 
 import yaml
 
+from macros.engine import check_config, docker
 from macros.engine.flags import Flag
 from macros.engine.model import Database, Model
 from macros.engine.results import Resolution
@@ -40,14 +41,16 @@ def _catalog(db: Database, res: Resolution):
         return db.catalog
 
 
-def _config_value(values: tuple[str, ...], spec):
+def _config_value(values: tuple[str, ...], spec, fields: bool):
+    typed = _field_value if fields else _typed
     if spec.nargs in ("+", "*"):
-        return [_typed(v) for v in values]
-    return _typed(values[0])
+        return [typed(v, spec) for v in values]
+    return typed(values[0], spec)
 
 
-def _typed(text: str):
-    """A number YAML reads back to the same text stays a number; anything else a string."""
+def _typed(text: str, spec=None):
+    """A number YAML reads back to the same text stays a number; anything else a string (the
+    LLM server's merger hands the text to argparse, which converts it)."""
     try:
         parsed = yaml.safe_load(text)
     except yaml.YAMLError:
@@ -57,11 +60,42 @@ def _typed(text: str):
     return text
 
 
+# the flag types whose YAML value the diffusion server's ServerArgs takes as argparse would
+# have converted it: the file's value is the field's, with no argparse in between
+_FIELD_TYPES = ("int", "float", "str")
+
+
+def _field_value(text: str, spec):
+    """The value of a diffusion server's field as YAML must give it: a number for a number
+    flag (when the text is one the file reads back the same), else the text."""
+    if spec.type in ("int", "float"):
+        value = _typed(text)
+        if isinstance(value, Raw) and (spec.type == "float"
+                                       or isinstance(yaml.safe_load(text), int)):
+            return value
+    return text
+
+
+def _field_ready(spec, values: tuple[str, ...]) -> bool:
+    """Whether a file can give the diffusion server this flag's value as its field: a type
+    the file writes as argparse would convert it, each value of that type."""
+    if spec.type not in _FIELD_TYPES and spec.takes_value:
+        return False
+    return spec.type == "str" or all(isinstance(_field_value(v, spec), Raw) for v in values)
+
+
 def config_split(db: Database, res: Resolution) -> tuple[dict, list[Flag]]:
     """The flags a ``--config`` YAML carries (key → value) and those that stay on the command
     line, in the command's order. A flag goes into the file only where both the command's
-    release and the pinned one read it as a plain option (a file outlives its release)."""
-    catalogs = {id(c): c for c in (_catalog(db, res), db.catalog)}.values()
+    release and the pinned one read it as a plain option (a file outlives its release). The
+    model stays on the command line: ``sglang serve`` picks its server by it before any server
+    reads the file. Each key is spelt as the model's server reads its file
+    (``check_config.STYLES``): the flag without ``--`` for the LLM server, the field it stores
+    for the diffusion server."""
+    release = _catalog(db, res)
+    catalogs = {id(c): c for c in (release, db.catalog)}.values()
+    fields = check_config.style(release) == check_config.FIELDS
+    model_flags = set(db.catalog.roles.get("model", ()))
     per_node = {t for v in db.reader_values if v.deploy in ("rank", "self") for t in v.tokens}
     counts: dict[str, int] = {}
     for f in res.flags:
@@ -74,12 +108,16 @@ def config_split(db: Database, res: Resolution) -> tuple[dict, list[Flag]]:
         spec = specs[0]
         keep = (any(s is None or (s.action, s.nargs) != (spec.action, spec.nargs) for s in specs)
                 or counts[f.name] > 1 or spec.action not in ("store", "store_true")
+                or spec.name in model_flags
+                or (fields and (not _field_ready(spec, f.values)
+                                or len({s.stored_as for s in specs}) > 1))
                 or any(t in v for v in f.values for t in per_node))
+        key = (spec.stored_as if fields else f.name[2:]) if spec is not None else ""
         if not keep and spec.action == "store_true" and not f.values:
-            config[f.name[2:]] = True
+            config[key] = True
         elif not keep and spec.action == "store" and f.values and (
                 spec.nargs in ("+", "*") or len(f.values) == 1):
-            config[f.name[2:]] = _config_value(f.values, spec)
+            config[key] = _config_value(f.values, spec, fields)
         else:
             stay.append(f)
     return config, stay
@@ -110,41 +148,39 @@ def config_files(db: Database, model: Model, res: Resolution, lang: str) -> list
     return files
 
 
-
-_COMPOSE_LIST = {"--device": "devices", "--group-add": "group_add", "--cap-add": "cap_add",
-                 "--security-opt": "security_opt", "-v": "volumes", "--volume": "volumes",
-                 "-e": "environment", "--env": "environment", "-p": "ports",
-                 "--publish": "ports"}
-_COMPOSE_ONE = {"--shm-size": "shm_size", "--ipc": "ipc", "--network": "network_mode",
-                "--net": "network_mode"}
-
-
 def compose_service(db: Database, res: Resolution, words: list[str], gpus: bool,
                     table: dict[str, str] | None = None) -> dict:
     """One Compose service: the image, the command's words, and the docker options of the
-    selection as Compose keys (``gpus``: the accelerators too; a router takes none)."""
+    selection as Compose keys (docker.COMPOSE); ``gpus``: the accelerators and the image's own
+    options too (a router takes neither)."""
     vendor = db.containers.vendors[db.platforms[res.hw].vendor.value]
     svc: dict = {"image": res.docker_image, "command": [w.replace("$", "$$") for w in words]}
     env = []
     for source, o in option_sources(db, res):
-        if not gpus and source == "vendor":
+        if not gpus and source in ("vendor", "image"):
             continue
-        if o.name == "--gpus":
+        problem = docker.compose_problem(o)
+        if problem:  # validate reports it at the data's line; a caller gets no half file
+            raise ValueError(f"{source} docker option: {problem}")
+        key, how = docker.COMPOSE[o.name]
+        if how == "gpus":
             entry = {k: v for k, v in (vendor.gpus or {}).items() if k != "capabilities"}
             entry["count"] = int(o.value) if o.value.isdigit() else o.value
             if vendor.gpus and "capabilities" in vendor.gpus:
                 entry["capabilities"] = vendor.gpus["capabilities"]
             svc.setdefault("deploy", {"resources": {"reservations": {"devices": []}}})
             svc["deploy"]["resources"]["reservations"]["devices"].append(entry)
-        elif o.name == "--privileged":
-            svc["privileged"] = True
-        elif o.name in _COMPOSE_ONE:
-            svc[_COMPOSE_ONE[o.name]] = o.value
-        elif o.name in _COMPOSE_LIST:
-            key = _COMPOSE_LIST[o.name]
-            (env if key == "environment" else svc.setdefault(key, [])).append(o.value)
+        elif how == "switch":
+            svc[key] = True
+        elif how == "one":
+            svc[key] = o.value
+        elif how == "ulimit":
+            name, limit = docker.ulimit(o.value)
+            svc.setdefault(key, {})[name] = limit
+        elif how == "env":
+            env.append(o.value)
         else:
-            raise ValueError(f"hardware.yaml: docker option {o.name} has no Compose key here")
+            svc.setdefault(key, []).append(o.value)
     if gpus:  # the command's environment is the server's, not the router's
         env += [fill(f"{n}={v}", table or {}).replace("$", "$$") for n, v in env_pairs(res)]
     if env:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from macros.engine import check_config, docker
 from macros.engine.model import Database
 
 from macros.engine.model import EXPORTED_TEXT_ID
@@ -87,6 +88,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "model": info,
         "platforms": platforms,
         "containers": db.containers.model_dump(mode="json"),
+        "compose_keys": {name: list(how) for name, how in docker.COMPOSE.items()},
         "cells": cells,
         "overlays": list(model.overlay_ids),
         "axes": axes,
@@ -110,6 +112,7 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
     the data writes (an alias of an older release included), its registered and deprecated
     variables."""
     flags = {}
+    fields = check_config.style(catalog) == check_config.FIELDS
     for name in names:
         hit = catalog.lookup(name)
         spec = hit.spec if hit.kind in ("exact", "alias", "negated") else None
@@ -124,11 +127,13 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
                        "bound": dataclasses.asdict(spec.bound) if spec.bound else None}
         if hit.kind == "negated":  # --no-X sets X false: one setting with X (resolve.splice)
             flags[name]["negates"] = spec.name
+        if fields:  # the key a config file gives it under (deploy.config_split)
+            flags[name]["field"] = spec.stored_as
     # each flag bounded by another (catalog.below_problems): the bound, why, strictly below,
     # and the bounding flag's default (it counts when the command leaves that flag out)
     below = {name: [other, means, strict, catalog.flags[other].default]
              for name, (other, means, strict) in sorted(catalog.below.items()) if name in flags}
-    return {"flags": flags, "below": below,
+    return {"flags": flags, "below": below, "config": check_config.style(catalog),
             "env": sorted(n for n in env_names if n in catalog.env),
             "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
                                if n in catalog.deprecated_env}}

@@ -4,7 +4,10 @@ one, both groups and a router for a PD selection.
 
 Owns how the docker options of hardware.yaml become a pod (the vendor's device-plugin
 resource, shared memory as a memory-backed ``/dev/shm``, the host folders a vendor mounts,
-privileges), the model cache volume (one claim every pod of the file mounts), and what fills a
+privileges, and the options of the model's image a pod has a field for, naming in the file
+the others, such as ``--ulimit``, which only the node's container runtime sets), the model cache
+volume (one claim every pod of the file mounts; its name, size and access mode and the token's
+Secret are hardware.yaml's ``containers.kubernetes``), and what fills a
 placeholder in a pod: the group's leader address and the pod's rank from the variables the LWS
 controller sets in each pod (``LWS_LEADER_ADDRESS``, ``LWS_WORKER_INDEX``), the pod's own
 address from the downward API, a PD server's address from its Service. Docker's ``--ipc=host``
@@ -27,9 +30,10 @@ LWS_LABEL = "leaderworkerset.sigs.k8s.io"
 # What LWS sets in every pod of a group (api/leaderworkerset/v1/leaderworkerset_types.go)
 LWS_ENV = {"leader": "LWS_LEADER_ADDRESS", "rank": "LWS_WORKER_INDEX"}
 POD_IP = "POD_IP"
-CACHE_CLAIM = "huggingface-cache"  # the claim holding the model cache, shared by every pod
-CACHE_SIZE = "2Ti"
-TOKEN_SECRET = "hf-token"  # a Secret whose key HF_TOKEN (or any passed-through name) is read
+# The docker options of a model's image (docker_images args) a pod has a field for; any other
+# (--ulimit: Kubernetes has no per-pod resource limits of that kind) is named in the file's
+# header for the reader to give the nodes' container runtime instead.
+_POD_FIELDS = ("--privileged", "--cap-add", "--shm-size", "-v", "--volume", "-e", "--env", "-w")
 _DOCKER_UNITS = {"b": "", "k": "Ki", "m": "Mi", "g": "Gi"}  # docker's sizes are binary
 
 
@@ -54,6 +58,7 @@ def pod_spec(db: Database, res: Resolution, words: list[str], gpus: bool,
     """The pod of one server (``gpus``) or of the router: one container with the command's
     words, its environment, the vendor's devices and privileges, shared memory and the cache."""
     vendor = db.containers.vendors[db.platforms[res.hw].vendor.value]
+    kube = db.containers.kubernetes
     container: dict = {"name": "sglang", "image": res.docker_image,
                        "command": words}
     env = list(extra_env)
@@ -62,10 +67,12 @@ def pod_spec(db: Database, res: Resolution, words: list[str], gpus: bool,
                 for n, v in deploy.env_pairs(res)]
     mounts, volumes, security, pod = [], [], {}, {}
     for source, o in deploy.option_sources(db, res):
-        if source == "vendor" and not gpus:
-            continue
+        if source in ("vendor", "image") and not gpus or (
+                source == "image" and o.name not in _POD_FIELDS):
+            continue  # the router's pod; an image's option no pod field sets (no_pod_field)
         if o.name in ("--gpus", "--device"):
-            container["resources"] = {"limits": {vendor.resource: deploy.devices(db, res)}}
+            container["resources"] = {"limits": {deploy.resource(db, res):
+                                                 deploy.devices(db, res)}}
         elif o.name == "--privileged":
             security["privileged"] = True
         elif o.name == "--cap-add":
@@ -75,20 +82,24 @@ def pod_spec(db: Database, res: Resolution, words: list[str], gpus: bool,
                 raise ValueError(f"hardware.yaml: --security-opt {o.value} has no pod field here")
             security["seccompProfile"] = {"type": "Unconfined"}
         elif o.name == "--shm-size" and gpus:
+            volumes[:] = [v for v in volumes if v["name"] != "shm"]  # the last one wins, as in docker
+            mounts[:] = [m for m in mounts if m["name"] != "shm"]
             volumes.append({"name": "shm", "emptyDir": {"medium": "Memory",
                                                         "sizeLimit": quantity(o.value)}})
             mounts.append({"name": "shm", "mountPath": "/dev/shm"})
+        elif o.name == "-w":
+            container["workingDir"] = o.value
         elif o.name in ("-v", "--volume") and gpus:
             host, _, inside = o.value.partition(":")
             inside = inside.split(":")[0]
             name = "cache" if source == "cache" else f"host-{len(volumes)}"
-            volumes.append({"name": name, "persistentVolumeClaim": {"claimName": CACHE_CLAIM}}
+            volumes.append({"name": name, "persistentVolumeClaim": {"claimName": kube.cache_claim}}
                            if source == "cache" else {"name": name, "hostPath": {"path": host}})
             mounts.append({"name": name, "mountPath": inside})
         elif o.name in ("-e", "--env"):
             name, eq, value = o.value.partition("=")
             env.append({"name": name, "value": value} if eq else {"name": name, "valueFrom": {
-                "secretKeyRef": {"name": TOKEN_SECRET, "key": name, "optional": True}}})
+                "secretKeyRef": {"name": kube.token_secret, "key": name, "optional": True}}})
         elif o.name in ("--network", "--net") and o.value == "host" and vendor.host_network:
             pod["hostNetwork"] = True
             pod["dnsPolicy"] = "ClusterFirstWithHostNet"
@@ -141,10 +152,11 @@ def manifests(db: Database, model: Model, res: Resolution, release: str | None =
               "self": f"$({POD_IP})", **{role: names[role] for role in ("prefill", "decode")
                                          if role in names}}
     table = deploy.fills(db, "", None, target)
+    kube = db.containers.kubernetes
     docs: list[dict] = [{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                         "metadata": {"name": CACHE_CLAIM},
-                         "spec": {"accessModes": ["ReadWriteMany"],
-                                  "resources": {"requests": {"storage": CACHE_SIZE}}}}]
+                         "metadata": {"name": kube.cache_claim},
+                         "spec": {"accessModes": [kube.cache_access],
+                                  "resources": {"requests": {"storage": kube.cache_size}}}}]
     own_ip = [{"name": POD_IP, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}]
     for g in gs:
         words = [deploy.fill(_escape(w), table) for w in deploy.server_words(g.res)]
@@ -165,6 +177,19 @@ def manifests(db: Database, model: Model, res: Resolution, release: str | None =
     return docs
 
 
+def no_pod_field(db: Database, gs: list[deploy.Group]) -> list[str]:
+    """The docker options of the model's image (``docker_images`` args) that no pod field sets,
+    as written (``--ulimit memlock=-1``): Kubernetes sets no ulimit per pod, only the node's
+    container runtime does."""
+    out: list[str] = []
+    for g in gs:
+        for source, o in deploy.option_sources(db, g.res):
+            text = o.name if o.value is None else f"{o.name} {o.value}"
+            if source == "image" and o.name not in _POD_FIELDS and text not in out:
+                out.append(text)
+    return out
+
+
 def manifest_file(db: Database, model: Model, res: Resolution, lang: str,
                   release: str | None = None) -> deploy.File:
     """``MODEL.k8s.yaml``: the manifests as one multi-document file for ``kubectl apply -f``."""
@@ -173,6 +198,10 @@ def manifest_file(db: Database, model: Model, res: Resolution, lang: str,
     gs = deploy.groups(db, model, res, release)
     if any(g.res.nodes > 1 for g in gs):
         texts.append(render.text(db, model, "deploy.k8s.lws", lang))
+    unset = no_pod_field(db, gs)
+    if unset:
+        texts.append(render.text(db, model, "deploy.k8s.no-field", lang,
+                                 options=", ".join(unset)))
     texts += deploy.missing_texts(db, model, gs, lang)
     body: list[str] = []
     for doc in manifests(db, model, res, release):

@@ -120,8 +120,15 @@ def _job_body(model: Model, res: Resolution, task: str | None = None) -> dict:
     return {"model": res.model_name, **model.info.request.body_of(task or res.request)}
 
 
-def _job_url(db: Database, model: Model, res: Resolution) -> str:
-    return f"http://{HOST}:{client_port(db, model, res)}{model.info.request.endpoint}"
+# The chat endpoint of the OpenAI-compatible server an LLM's smoke test sends to.
+CHAT_ENDPOINT = "/v1/chat/completions"
+
+
+def request_url(db: Database, model: Model, res: Resolution) -> str:
+    """The URL the selection's curl and client send to: the job endpoint a diffusion model's
+    ``request`` names, else the LLM server's chat endpoint (the router's for a PD server)."""
+    path = model.info.request.endpoint if model.info.request is not None else CHAT_ENDPOINT
+    return f"http://{HOST}:{client_port(db, model, res)}{path}"
 
 
 def curl_text(db: Database, model: Model, res: Resolution, lang: str,
@@ -129,11 +136,11 @@ def curl_text(db: Database, model: Model, res: Resolution, lang: str,
     """One chat request to the server (the router for a PD server) with the served name; for a
     diffusion model, the job its request submits (``model.yaml`` ``request``)."""
     if model.info.request is not None:
-        lines = [f"curl -sS -X POST {quote(_job_url(db, model, res))}",
+        lines = [f"curl -sS -X POST {quote(request_url(db, model, res))}",
                  f"{render.INDENT}-H {quote('Content-Type: application/json')}",
                  f"{render.INDENT}-d {quote(literal(_job_body(model, res, task)))}"]
         return "\n".join([line + " \\" for line in lines[:-1]] + [lines[-1]])
-    url = f"http://{HOST}:{client_port(db, model, res)}/v1/chat/completions"
+    url = request_url(db, model, res)
     body = (f'{{"model": {json.dumps(res.model_name, ensure_ascii=False)}, "messages": '
             f'[{{"role": "user", "content": {_message(db, model, lang)}}}]}}')
     lines = [f"curl {quote(url)}", f"{render.INDENT}-H {quote('Content-Type: application/json')}",
@@ -152,7 +159,7 @@ def python_text(db: Database, model: Model, res: Resolution, lang: str,
             "import time",
             "import urllib.request",
             "",
-            f"url = {json.dumps(_job_url(db, model, res))}",
+            f"url = {json.dumps(request_url(db, model, res))}",
             "body = {",
             *[f"    {json.dumps(k, ensure_ascii=False)}: {literal(v, True)},"
               for k, v in sorted(body.items())],

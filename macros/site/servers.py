@@ -179,14 +179,15 @@ def env_pairs(res: Resolution) -> list[tuple[str, str]]:
     return [(env_name(e), e.split("=", 1)[1]) for e in res.env]
 
 
-
 def option_sources(db: Database, res: Resolution) -> list[tuple[str, docker.Option]]:
-    """Every docker run option of the selection's data, with where it comes from: ``vendor``,
-    ``shared``, ``cache`` (the model cache and token) or ``net`` (port or host network)."""
+    """Every docker run option of the selection's data, in the order the page's ``docker run``
+    line gives them, with where it comes from: ``vendor``, ``image`` (the model's docker_images
+    ``args`` for the platform), ``shared``, ``cache`` (the model cache and token) or ``net``
+    (port or host network)."""
     c = db.containers
     platform = db.platforms[res.hw]
     run = c.vendors[platform.vendor.value]
-    texts = [("vendor", a) for a in run.args]
+    texts = [("vendor", a) for a in run.args] + [("image", a) for a in res.docker_args]
     if run.per_device:
         texts += [("vendor", run.per_device.replace("{index}", str(i)))
                   for i in range(devices(db, res))]
@@ -198,6 +199,13 @@ def option_sources(db: Database, res: Resolution) -> list[tuple[str, docker.Opti
         found = docker.read(split_words(text), c.run_flags)
         out += [(source, o) for o in found.options]
     return out
+
+
+def resource(db: Database, res: Resolution) -> str:
+    """The device plugin's resource a pod of the selection asks for: the platform's own, else
+    its vendor's (hardware.yaml)."""
+    platform = db.platforms[res.hw]
+    return platform.resource or db.containers.vendors[platform.vendor.value].resource
 
 
 def devices(db: Database, res: Resolution) -> int:

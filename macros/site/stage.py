@@ -32,6 +32,7 @@ from mkdocs.exceptions import ConfigurationError
 from macros.i18n import notices
 from macros.i18n import pages as i18n
 from macros.site import published
+from macros.site.bundle import BundleFailed, bundle_assets
 from macros.engine.errors import RecipeError
 
 CONFIGS = ("mkdocs.yml", "mkdocs.ko.yml")  # the site's languages; the first is the root site
@@ -370,8 +371,15 @@ class Stage:
         return (language.pages.get(uri) or (None,))[0] or uri
 
     def finish(self, language: Language, engine: str) -> None:
-        """The post-build files of a language's site: Markdown copies and llms.txt."""
+        """The post-build files of a language's site: Markdown copies and llms.txt; and the
+        project's scripts and styles bundled and minified (``macros.site.bundle``)."""
         site = self.site_dir(language)
+        custom = (language.config.get("theme") or {}).get("custom_dir")
+        try:
+            if custom:
+                bundle_assets(Path(custom) / "assets" / "recipes", site / "assets" / "recipes")
+        except BundleFailed as exc:
+            raise StageFailed(str(exc)) from None
         config = language.config
         lines = [f"# {config['site_name']}", "",
                  f"> {config.get('site_description') or ''}", "",

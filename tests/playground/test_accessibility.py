@@ -13,7 +13,7 @@ import pytest
 
 from helpers.browser import require_chromium
 from helpers.models import MODELS
-from test_browser import browser, page_of, site  # noqa: F401  (fixtures)
+from test_browser import page_of
 
 pytestmark = pytest.mark.browser
 
@@ -51,7 +51,7 @@ def _violations(page) -> list[dict]:
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("path", _pages())
-def test_no_serious_or_critical_accessibility_violation(browser, site, path, scheme):  # noqa: F811
+def test_no_serious_or_critical_accessibility_violation(browser, site, path, scheme):
     _require_axe()
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     try:
@@ -71,7 +71,7 @@ def test_no_serious_or_critical_accessibility_violation(browser, site, path, sch
         context.close()
 
 
-def test_the_check_sees_a_planted_violation(browser, site):  # noqa: F811
+def test_the_check_sees_a_planted_violation(browser, site):
     """A faint paragraph and an unlabelled button put into the article are reported."""
     _require_axe()
     context = browser.new_context(viewport={"width": 1440, "height": 900})

@@ -13,19 +13,11 @@ import pytest
 from macros.engine.selections import resolve_all
 from macros.site import deploy
 
-from helpers.browser import chromium, require_chromium, serve
+from helpers.browser import chromium
 from helpers.models import MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def site(built_site):
-    """The run's built site (conftest's, built once per run; only read here), served."""
-    require_chromium()
-    with serve(built_site) as base:
-        yield base
 
 
 def _picks(db):

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers.browser import chromium, require_chromium, serve
 from helpers.models import MODELS
 
 pytestmark = pytest.mark.browser
@@ -26,23 +25,12 @@ def home_of(lang: str) -> str:
     return "/" if lang == "en" else f"/{lang}/"
 
 
-@pytest.fixture(scope="module")
-def site(built_site):
-    """The run's built site (conftest's, built once per run; only read here), served."""
-    require_chromium()
-    with serve(built_site) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    with chromium() as b:
-        yield b
-
-
-def _open(browser, base, path, viewport=DESKTOP, ready=True):
+def _open(browser, base, path, viewport=DESKTOP, ready=True, blocked=()):
+    """A new tab on ``path`` (``blocked``: URL patterns it never gets, as if still loading)."""
     context = browser.new_context(viewport=viewport, has_touch=viewport is PHONE,
                                   is_mobile=viewport is PHONE)
+    for pattern in blocked:
+        context.route(pattern, lambda route: route.abort())
     page = context.new_page()
     requested: list[str] = []
     errors: list[str] = []
@@ -230,8 +218,10 @@ def test_an_unknown_value_in_the_link_is_named_not_snapped_in_silence(db, browse
 
 
 def _switch(page, to: str) -> None:
-    page.evaluate("to => document.querySelector(`a[data-recipes-lang='${to}']`).click()", to)
-    page.wait_for_load_state("networkidle")
+    """Follow the language link to the other page, and wait until that page has loaded: a
+    wait for the load state alone may see the page the click leaves, before it navigates."""
+    with page.expect_navigation(wait_until="networkidle"):
+        page.evaluate("to => document.querySelector(`a[data-recipes-lang='${to}']`).click()", to)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -243,13 +233,24 @@ def test_the_language_switch_keeps_the_cell_anchor(db, browser, site, model_id, 
     anchor = cell_anchor(model, model.cells[len(model.cells) // 2].match)
     other = "ko" if lang == "en" else "en"
     path = page_of(lang, model_id) + "commands/"
-    context, page, _, errors = _open(browser, site, path + f"#{anchor}", ready=False)
+    # the switch keeps the anchor before the Playground's script has run (a reader may switch
+    # while a long page still loads): here that script never arrives
+    context, page, _, errors = _open(browser, site, path + f"#{anchor}", ready=False,
+                                     blocked=["**/assets/recipes/playground.js"])
     try:
         _switch(page, other)
-        assert page.url.endswith(page_of(other, model_id) + f"commands/#{anchor}")
-        heading = page.locator(f"#{anchor}").bounding_box()
-        assert 0 <= heading["y"] <= 200, heading
-        assert not errors
+        want = page_of(other, model_id) + f"commands/#{anchor}"
+        problems = [f"page error: {e}" for e in errors]
+        if not page.url.endswith(want):
+            problems.append(f"the switch landed on {page.url}, not on …{want}")
+        else:
+            heading = page.locator(f"#{anchor}").bounding_box()
+            if heading is None or not 0 <= heading["y"] <= 200:
+                problems.append(f"#{anchor} is not at the top of the screen: {heading}")
+        # a plain message: this failure once crashed pytest's reporter (an AST recursion
+        # error while it printed the assertion), which ended the whole run
+        if problems:
+            pytest.fail("; ".join(problems), pytrace=False)
     finally:
         context.close()
 
@@ -276,3 +277,46 @@ def test_the_language_switch_keeps_the_reading_place(browser, site, lang, viewpo
         assert not errors
     finally:
         context.close()
+
+
+_OVERLAPS = """() => {
+  // Material's copy button over a code block's first line; its icon over a summary's label
+  const out = [], hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  for (const pre of document.querySelectorAll('.md-typeset pre')) {
+    const nav = pre.querySelector('.md-code__nav'), code = pre.querySelector('code');
+    if (!nav || !code || !code.firstChild || !pre.getClientRects().length) continue;
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const first = [...range.getClientRects()].filter(r => r.width > 0)[0];
+    const line = code.getBoundingClientRect();  // the first line, across the whole block
+    const row = new DOMRect(line.left, first.top, line.width, first.height);
+    if (hit(nav.getBoundingClientRect(), row)) out.push('copy button over: ' + code.textContent.slice(0, 40));
+  }
+  for (const summary of document.querySelectorAll('.md-typeset details > summary')) {
+    if (!summary.getClientRects().length) continue;
+    const icon = getComputedStyle(summary, '::before'), box = summary.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(summary);
+    const text = [...range.getClientRects()].filter(r => r.width > 0)[0];
+    const right = box.left + parseFloat(icon.left) + parseFloat(icon.width);
+    if (icon.content !== 'none' && text && text.left < right) out.push('icon over: ' + summary.textContent.trim());
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_no_icon_is_drawn_over_code_or_a_label(browser, site, model_id, lang, viewport):
+    """The commands page (its "Your values" summary and every code block's copy button) and the
+    model page: no theme icon covers the text it belongs to."""
+    for path in (page_of(lang, model_id) + "commands/", page_of(lang, model_id)):
+        context, page, _, errors = _open(browser, site, path, viewport=viewport, ready=False)
+        try:
+            page.wait_for_timeout(300)
+            assert page.locator(".md-code__nav").count() > 0
+            assert page.evaluate(_OVERLAPS) == [], path
+            assert not errors
+        finally:
+            context.close()

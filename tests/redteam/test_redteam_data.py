@@ -174,25 +174,44 @@ def test_two_cells_whose_ids_join_alike_are_a_validate_error(cli, recipes_copy, 
 @pytest.mark.parametrize("model_id", MODELS)
 @pytest.mark.parametrize("into", ["other-file", "same-file"])
 def test_a_duplicate_axis_is_reported_where_it_stands(cli, recipes_copy, model_id, into):
-    overlays = _read(recipes_copy / model_id / "overlays.yaml")["axes"]
-    playground = _read(recipes_copy / model_id / "playground.yaml")["axes"]
-    if into == "other-file" and not overlays:
-        pytest.skip(f"{model_id} declares no overlay axis")
-    first = ("overlays.yaml", overlays) if into == "other-file" else ("playground.yaml", playground)
-    twin = copy.deepcopy(first[1][0])
-    edit_yaml(recipes_copy / model_id / "playground.yaml", lambda d: d["axes"].append(twin))
-    first_line = _where(recipes_copy, f"{model_id}/{first[0]}", ("axes", 0)).rsplit(":", 1)[0]
+    axes = {name: _read(recipes_copy / model_id / name)["axes"]
+            for name in ("overlays.yaml", "playground.yaml")}  # the order the model reads them
+    # the axis to copy: from the file the case names first, else from the model's other file
+    prefer = ["overlays.yaml", "playground.yaml"]
+    if into == "same-file":
+        prefer.reverse()
+    source = next((name for name in prefer if axes[name]), None)
+    if source is None:
+        pytest.skip(f"{model_id} declares no axis")
+    target = source if into == "same-file" else next(n for n in axes if n != source)
+    twin = copy.deepcopy(axes[source][0])
+    edit_yaml(recipes_copy / model_id / target, lambda d: d["axes"].append(twin))
+    # overlays.yaml's axes are read before playground.yaml's: the later one is the duplicate
+    places = [(name, i) for name in axes for i in range(len(axes[name]) + (name == target))]
+    pair = {(source, 0), (target, len(axes[target]))}
+    first, dup = [p for p in places if p in pair]
+    first_line = _where(recipes_copy, f"{model_id}/{first[0]}",
+                        ("axes", first[1])).rsplit(":", 1)[0]
     r = _validate(cli, recipes_copy)
     assert r.code == 1
-    where = _where(recipes_copy, f"{model_id}/playground.yaml", ("axes", len(playground), "id"))
+    where = _where(recipes_copy, f"{model_id}/{dup[0]}", ("axes", dup[1], "id"))
     assert (f"error: {where}: duplicate axis id '{twin['id']}' (first declared at "
             f"{first_line})") in r.err, r.err
+
+
+def _first_axis(root, model_id) -> dict:
+    """The model's first setting: a Playground axis, else an overlay axis."""
+    for name in ("playground.yaml", "overlays.yaml"):
+        axes = _read(root / model_id / name)["axes"]
+        if axes:
+            return axes[0]
+    pytest.skip(f"{model_id} declares no axis")
 
 
 @pytest.mark.parametrize("model_id", MODELS)
 def test_gates_that_leave_a_setting_no_option_are_a_validate_error(cli, recipes_copy, model_id):
     info = _read(recipes_copy / model_id / "model.yaml")
-    axis = _read(recipes_copy / model_id / "playground.yaml")["axes"][0]
+    axis = _first_axis(recipes_copy, model_id)
     reason = axis["label"]  # any text id the model has
     gates = [{"id": "off-here", "when": {"hw": info["hardware"][:1]},
               "disable": {axis["id"]: [o["id"] for o in axis["options"]]}, "reason": reason},

@@ -2,7 +2,8 @@
 kube.py): SGLang's config file reads back into exactly the command's flags and env, the
 Compose file validates against the Compose specification's schema (as check-jsonschema
 vendors it) and the Kubernetes manifests against the core kinds' schemas (kubernetes-validate)
-and the LeaderWorkerSet envelope (tests/corpus/deploy); each maps back to the command, its
+and LeaderWorkerSet against our schema of its v1 API (tests/corpus/deploy, with the lws
+release and source it was written from); each maps back to the command, its
 environment and its ``docker run`` options.
 
 Selections whose servers are the same (same flags, env, image, nodes and PD pair) are one
@@ -25,13 +26,15 @@ import kubernetes_validate.utils as kv_utils
 import pytest
 import yaml
 
-from macros.engine import docker
+from macros.engine import check_config, docker
 from macros.engine.check import check_text
+from macros.engine.database import load_database
+from macros.engine.errors import RecipeError
 from macros.engine.flags import Flag, split_words
 from macros.engine.selections import resolve_all
 from macros.site import deploy, kube, runmodes
 
-from helpers.models import MODELS
+from helpers.models import MODELS, edit_yaml
 
 LWS_SCHEMA = Path(__file__).resolve().parents[1] / "corpus" / "deploy" / \
     "leaderworkerset-v1.schema.json"
@@ -129,6 +132,28 @@ def _merged_words(data: dict, catalog) -> list[str]:
     return words
 
 
+def _field_words(data: dict, catalog) -> list[str]:
+    """What SGLang's diffusion server makes of a ``--config`` file (ServerArgs.from_cli_args,
+    as released), as the words of the flags it stands for: each key is the field a flag
+    stores (its dest), taken with no argparse in between, so a number flag's value must be a
+    YAML number; a switch is true."""
+    by_field = {spec.stored_as: spec for spec in catalog.flags.values()}
+    words: list[str] = []
+    for key, value in data.items():
+        spec = by_field.get(key)
+        assert spec is not None, f"the diffusion server ignores the config key {key}"
+        items = value if isinstance(value, list) else [value]
+        if spec.type in ("int", "float"):
+            assert all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                       for v in items), (key, value)
+        if isinstance(value, bool):
+            assert spec.action == "store_true", key
+            words += [spec.name] if value else []
+        else:
+            words += [spec.name, *map(str, items)]
+    return words
+
+
 def _run_line(text: str) -> list[str]:
     """The command the config file's header says to run, as words after the program."""
     head = [line for line in text.splitlines() if line.startswith("#")]
@@ -150,7 +175,8 @@ def _read_back(db, res, files):
     assert run[:len(program)] == program
     rest = run[len(program):]
     assert rest[:2] == ["--config", yaml_file.name]
-    words = _merged_words(data, catalog) + rest[2:]
+    fields = check_config.style(catalog) == check_config.FIELDS  # how its server reads it
+    words = (_field_words if fields else _merged_words)(data, catalog) + rest[2:]
     env = []
     if len(files) > 1:
         assert files[1].name.endswith(".env") and f". ./{files[1].name};" in yaml_file.text
@@ -173,8 +199,10 @@ def test_config_reads_back_into_the_command(db, model_id, distinct):
         assert Counter(map(tuple, _flags_of(words))) == Counter(
             (f.name, *f.values) for f in res.flags), flat
         assert env == list(res.env), flat
+        catalog = deploy._catalog(db, res)
         for f in res.flags:  # a switch is a YAML boolean, a list flag a YAML list
-            value = data.get(f.name[2:])
+            spec = catalog.lookup(f.name).spec
+            value = data.get(check_config.key_of(spec, catalog) if spec else f.name[2:])
             if value is not None and not f.values:
                 assert value is True, (flat, f.name)
             if isinstance(value, list):
@@ -220,17 +248,27 @@ def test_config_keeps_on_the_command_line_what_a_file_cannot_say(db):
     assert f"{optional.negations[0]} \\" in text
 
 
+def test_the_model_stays_on_the_run_line(db, model_id, distinct):
+    """``sglang serve`` picks its server (LLM or diffusion) by the model on its command line
+    before any server reads --config: the file's run line gives it, the file does not."""
+    model = db.model(model_id)
+    db = db.serving(model)
+    names = db.catalog.roles["model"]
+    for flat, res in distinct:
+        text = deploy.files(db, model, res, "config", "en")[0].text
+        run = _run_line(text)
+        given = [f for f in res.flags if f.name in names]
+        assert given and all(run[run.index(f.name) + 1] == f.values[0] for f in given), flat
+        data = _load(text) or {}
+        catalog = deploy._catalog(db, res)
+        assert not {check_config.key_of(catalog.flags[n], catalog) for n in names} & set(data)
+
+
 def test_check_reads_the_config_file_as_it_reads_the_command(db, model_id, distinct, tmp_path):
     """``recipes check`` of the config file's run line (the file written beside it, read by
     ``--config``) finds what it finds in the command: the same rules, the same severities;
     and its flags read back as SGLang reads them find the same too."""
     model = db.model(model_id)
-    if model.info.cli != "llm":
-        # Known defect, left open in issue #21/#26: the checker picks the CLI of `sglang serve`
-        # before it reads --config, so a model path given only in the file is judged by the
-        # LLM CLI.
-        pytest.xfail(f"{model_id} is served by the {model.info.cli} CLI, which the checker "
-                     "does not yet pick from a --config file")
     for flat, res in distinct[:: max(1, len(distinct) // 60)]:
         files = deploy.files(db, model, res, "config", "en")
         (tmp_path / files[0].name).write_text(files[0].text, encoding="utf-8")
@@ -295,6 +333,13 @@ def _check_service(db, svc: dict, res, words: list[str]):
             assert o.value in svc[key], (o.name, o.value)
         elif o.name == "--privileged":
             assert svc["privileged"] is True
+        elif o.name == "--ulimit":  # NAME=SOFT[:HARD], -1 unlimited
+            name, _, limit = o.value.partition("=")
+            soft, _, hard = limit.partition(":")
+            assert svc["ulimits"][name] == (int(soft) if not hard else
+                                            {"soft": int(soft), "hard": int(hard)})
+        elif o.name == "-w":
+            assert svc["working_dir"] == o.value
         elif o.name == "--shm-size":
             assert svc["shm_size"] == o.value
         elif o.name == "--ipc":
@@ -385,6 +430,9 @@ def k8s_validate():
                         {"apiVersion": "v1", "kind": "PodTemplate",
                          "metadata": {"name": doc["metadata"]["name"]}, "template": template},
                         K8S_VERSION, strict=True)
+            for claim in doc["spec"]["leaderWorkerTemplate"].get("volumeClaimTemplates", []):
+                kubernetes_validate.validate({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                                              **claim}, K8S_VERSION, strict=True)
         else:
             kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
     yield check
@@ -431,8 +479,9 @@ def test_kubernetes_validates_and_maps_back(db, model_id, distinct, k8s_validate
             env = {e["name"]: e.get("value") for e in container.get("env", [])}
             _placeholder_positions(db, list(g.res.env), [f"{n}={env[n]}" for n in (
                 e.split("=", 1)[0] for e in g.res.env)])
-            vendor = db.containers.vendors[db.platforms[g.res.hw].vendor.value]
-            assert container["resources"]["limits"] == {vendor.resource: deploy.devices(db, g.res)}
+            platform = db.platforms[g.res.hw]
+            resource = platform.resource or db.containers.vendors[platform.vendor.value].resource
+            assert container["resources"]["limits"] == {resource: deploy.devices(db, g.res)}
             mounts = {m["mountPath"] for m in container["volumeMounts"]}
             assert "/dev/shm" in mounts
             assert services[name]["spec"]["ports"][0]["port"] == int(
@@ -454,23 +503,147 @@ def test_kubernetes_validates_and_maps_back(db, model_id, distinct, k8s_validate
         assert not set(f.placeholders) & deployable, flat
 
 
-def test_lws_schema_refuses_what_the_crd_refuses(k8s_validate):
-    """The hand-written LeaderWorkerSet envelope is no rubber stamp: an unknown field, a
-    restart policy the CRD does not list and a missing worker template fail."""
-    good = {"apiVersion": kube.LWS_API, "kind": "LeaderWorkerSet", "metadata": {"name": "x"},
-            "spec": {"leaderWorkerTemplate": {"size": 2, "workerTemplate": {
-                "spec": {"containers": [{"name": "c", "image": "i"}]}}}}}
-    k8s_validate(good)
-    for bad in ({"sizes": 2}, {"restartPolicy": "Always"}, {"workerTemplate": None}):
-        doc = json.loads(json.dumps(good))
-        lwt = doc["spec"]["leaderWorkerTemplate"]
-        for k, v in bad.items():
-            if v is None:
-                lwt.pop(k)
-            else:
-                lwt[k] = v
-        with pytest.raises(AssertionError):
-            k8s_validate(doc)
+def _full_lws() -> dict:
+    """A LeaderWorkerSet that sets every field of its spec (lws v0.10.0)."""
+    template = {"metadata": {"labels": {"a": "b"}, "annotations": {"c": "d"}},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    return {"apiVersion": kube.LWS_API, "kind": "LeaderWorkerSet",
+            "metadata": {"name": "x", "labels": {"a": "b"}},
+            "spec": {"replicas": 2, "startupPolicy": "LeaderReady",
+                     "networkConfig": {"subdomainPolicy": "UniquePerReplica"},
+                     "rolloutStrategy": {"type": "RollingUpdate", "rollingUpdateConfiguration": {
+                         "partition": 0, "maxUnavailable": 1, "maxSurge": "50%"}},
+                     "leaderWorkerTemplate": {
+                         "size": 4, "restartPolicy": "RecreateGroupAfterStart",
+                         "leaderTemplate": template, "workerTemplate": template,
+                         "subGroupPolicy": {"subGroupPolicyType": "LeaderExcluded",
+                                            "subGroupSize": 3},
+                         "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                             "accessModes": ["ReadWriteOnce"],
+                             "resources": {"requests": {"storage": "1Gi"}}}}],
+                         "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete",
+                                                                  "whenScaled": "Retain"}}}}
+
+
+# (path under spec, value; None deletes it): each one a change the CRD or its webhook refuses
+_LWS_REFUSED = {
+    "unknown field in spec": (("startPolicy",), "LeaderReady"),
+    "unknown field in the group": (("leaderWorkerTemplate", "sizes"), 2),
+    "unknown field in the pod template": (("leaderWorkerTemplate", "workerTemplate", "specs"), {}),
+    "unknown field in the rollout": (("rolloutStrategy", "rollingUpdateConfiguration", "surge"), 1),
+    "restartPolicy enum": (("leaderWorkerTemplate", "restartPolicy"), "Always"),
+    "startupPolicy enum": (("startupPolicy",), "PodReady"),
+    "subdomainPolicy enum": (("networkConfig", "subdomainPolicy"), "Unique"),
+    "rollout type enum": (("rolloutStrategy", "type"), "Recreate"),
+    "subGroupPolicyType enum": (("leaderWorkerTemplate", "subGroupPolicy", "subGroupPolicyType"),
+                                "WorkerOnly"),
+    "size as a string": (("leaderWorkerTemplate", "size"), "4"),
+    "size 0": (("leaderWorkerTemplate", "size"), 0),
+    "replicas below 0": (("replicas",), -1),
+    "replicas over 1000000": (("replicas",), 1000001),
+    "maxSurge over 100%": (("rolloutStrategy", "rollingUpdateConfiguration", "maxSurge"), "150%"),
+    "maxUnavailable negative": (("rolloutStrategy", "rollingUpdateConfiguration",
+                                 "maxUnavailable"), -1),
+    "partition as a string": (("rolloutStrategy", "rollingUpdateConfiguration", "partition"), "0"),
+    "subGroupSize 0": (("leaderWorkerTemplate", "subGroupPolicy", "subGroupSize"), 0),
+    "no worker template": (("leaderWorkerTemplate", "workerTemplate"), None),
+    "no subdomainPolicy": (("networkConfig", "subdomainPolicy"), None),
+    "no rollout type": (("rolloutStrategy", "type"), None),
+    "no subGroupSize": (("leaderWorkerTemplate", "subGroupPolicy", "subGroupSize"), None),
+    "a pod's own field": (("leaderWorkerTemplate", "workerTemplate", "spec", "containers"), [
+        {"name": "c", "image": "i", "replica": 1}]),
+    "a claim's own field": (("leaderWorkerTemplate", "volumeClaimTemplates"), [
+        {"metadata": {"name": "d"}, "spec": {"accessModes": ["ReadWriteOnce"], "size": "1Gi"}}]),
+}
+
+
+def test_lws_schema_takes_every_field_of_the_spec(k8s_validate):
+    k8s_validate(_full_lws())
+    schema = json.loads(LWS_SCHEMA.read_text(encoding="utf-8"))
+    assert schema["x-lws-version"] and schema["x-source"].startswith(
+        "https://github.com/kubernetes-sigs/lws/")
+
+
+@pytest.mark.parametrize("case", list(_LWS_REFUSED))
+def test_lws_schema_refuses_what_the_crd_refuses(k8s_validate, case):
+    """Our LeaderWorkerSet schema is no rubber stamp: a wrong field, enum, type, bound or a
+    missing required field fails, in the spec and in the pod templates inside it."""
+    path, value = _LWS_REFUSED[case]
+    doc = _full_lws()
+    at = doc["spec"]
+    for key in path[:-1]:
+        at = at[key]
+    if value is None:
+        at.pop(path[-1])
+    else:
+        at[path[-1]] = value
+    with pytest.raises((AssertionError, kubernetes_validate.ValidationError)):
+        k8s_validate(doc)
+
+
+# --- a model's own docker options (docker_images args) ------------------------------------------
+
+IMAGE_ARGS = ["--ulimit memlock=-1", "--ulimit nofile=1024:2048", "--cap-add IPC_LOCK",
+              "-w /workspace"]
+
+
+def _with_image_args(recipes, model_id: str, hw: str, args: list[str]) -> None:
+    edit_yaml(recipes / model_id / "model.yaml", lambda d: d["docker_images"].insert(
+        0, {"when": {"hw": hw}, "image": "example/test-image:1", "args": args}))
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_an_images_docker_options_reach_compose_and_kubernetes(recipes_copy, db, model_id):
+    """A platform's image options become Compose keys (ulimits, cap_add, working_dir), valid
+    against the Compose schema; in Kubernetes those a pod has a field for are set and the
+    others (--ulimit) are named in the file's header, in both languages."""
+    model = db.model(model_id)
+    hw = model.cells[0].match["hw"]
+    _with_image_args(recipes_copy, model_id, hw, IMAGE_ARGS)
+    copy = load_database(recipes_copy)
+    flat, res = next((f, r) for f, r in resolve_all(copy, model_id) if r.hw == hw)
+    compose = _load(deploy.files(copy, model, res, "compose", "en")[0].text)
+    errors = list(_compose_validator().iter_errors(compose))
+    assert not errors, errors[0].message
+    for svc in (v for k, v in compose["services"].items() if k != "router"):
+        assert svc["ulimits"] == {"memlock": -1, "nofile": {"soft": 1024, "hard": 2048}}
+        assert "IPC_LOCK" in svc["cap_add"] and svc["working_dir"] == "/workspace"
+        _check_service(copy, svc, next(g.res for g in deploy.groups(copy, model, res)
+                                       if g.res.hw == hw), [w.replace("$$", "$") for w in
+                                                            svc["command"]])
+    if "router" in compose["services"]:
+        assert "ulimits" not in compose["services"]["router"]
+    for lang in ("en", "ko"):
+        text = deploy.files(copy, model, res, "k8s", lang)[0].text
+        head = " ".join(line[2:] for line in text.splitlines() if line.startswith("# "))
+        assert "--ulimit memlock=-1, --ulimit nofile=1024:2048" in head
+        assert "IPC_LOCK" not in head and "-w" not in head
+        docs = [d for d in yaml.safe_load_all(text) if d]
+        container = next(d for d in docs if d["kind"] in ("Deployment", "LeaderWorkerSet"))
+        pod = (container["spec"]["template"] if container["kind"] == "Deployment" else
+               container["spec"]["leaderWorkerTemplate"]["workerTemplate"])["spec"]
+        c = pod["containers"][0]
+        assert "IPC_LOCK" in c["securityContext"]["capabilities"]["add"]
+        assert c["workingDir"] == "/workspace"
+        assert "ulimit" not in json.dumps(docs)
+
+
+@pytest.mark.parametrize(("arg", "said"), [
+    ("--rm", "--rm has no key in a Docker Compose service"),
+    ("--name sglang", "--name has no key in a Docker Compose service"),
+    ("--ulimit memlock", "no NAME=SOFT[:HARD] limit"),
+    ("--ulimit memlock=lots", "no NAME=SOFT[:HARD] limit")])
+def test_an_image_option_compose_cannot_carry_is_a_load_error(recipes_copy, db, arg, said):
+    """The data contract: every option a model's image adds is one the deployment files can
+    write; any other is a validate error at its line, naming the options that have a key."""
+    model_id = MODELS[0]
+    _with_image_args(recipes_copy, model_id, db.model(model_id).cells[0].match["hw"], [arg])
+    with pytest.raises(RecipeError) as exc:
+        load_database(recipes_copy)
+    [problem] = [p for p in exc.value.problems if said in p.message]
+    assert problem.file.endswith(f"{model_id}/model.yaml") and problem.line
+    if "has no key" in said:
+        assert "--ulimit" in problem.message and "--cap-add" in problem.message
 
 
 # --- the YAML style and the command line ------------------------------------------------------

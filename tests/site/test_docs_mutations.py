@@ -177,12 +177,16 @@ def test_a_docker_block_with_a_foreign_image_and_a_curl_block_to_another_port_fa
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(Site(db, lang).run_modes(model_id, **res.match) + "\n", encoding="utf-8")
         assert run_document(page)[1] == []
-        port = runmodes.client_port(db, model, res)
+        # the page's own request: a chat request, or the job a diffusion model submits
+        url = runmodes.request_url(db, model, res)
+        elsewhere = url.replace(f"//{runmodes.HOST}:{runmodes.client_port(db, model, res)}/",
+                                f"//{runmodes.HOST}:9/", 1)
+        assert elsewhere != url
         image = _mutate(page, f"  {res.docker_image} \\", "  example/foreign:1 \\")
-        curl = _mutate(page, f"localhost:{port}/v1/chat", "localhost:9/v1/chat")
+        curl = _mutate(page, url, elsewhere)
         _, failures = run_document(page)
         assert len(failures) == 2, failures
         assert f"{model_id}.md:{image}: image example/foreign:1 is none of" in failures[0]
         assert "docker.foreign-image" in failures[0]
-        assert f"{model_id}.md:{curl}: curl sends to http://localhost:9/v1/chat/completions" \
-            in failures[1] and "curl.port" in failures[1]
+        assert f"{model_id}.md:{curl}: curl sends to {elsewhere}" in failures[1] \
+            and "curl.port" in failures[1], failures[1]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.browser import chromium, require_chromium, serve
+from helpers.browser import chromium, require_chromium, require_esbuild, serve
 from helpers.models import MODELS
 from helpers.project import project_copy
 from helpers.rendered import article, assert_404_keeps_its_language, require_zensical
@@ -151,16 +151,31 @@ def test_the_zensical_site_mounts_the_playground_on_every_model_page(sites, lang
 
 @pytest.mark.parametrize("engine", ["mkdocs", "zensical"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_both_engines_ship_every_playground_module_and_load_it_as_one(sites, engine, lang):
-    """The entry module and every module it imports, byte for byte as in overrides/, in each
-    language's site; the model pages load the entry with type="module" (as a classic script it
-    would stop at its first import)."""
+def test_both_engines_ship_the_playground_bundled_and_load_it_as_one(sites, engine, lang):
+    """esbuild's bundle in each language's site (macros/site/bundle.py): the entry and its chunks,
+    every chunk an import names is there, no source module ships beside them, the code is
+    minified (no comment survives); the model pages load the entry with type="module" (as a
+    classic script it would stop at its first import)."""
+    require_esbuild()
     folder, source = sites[engine] / LANGS[lang], ROOT / "overrides/assets/recipes"
-    modules = ["playground.js", *(f"playground/{p.name}"
-                                  for p in sorted((source / "playground").glob("*.js")))]
-    assert len(modules) > 2
-    for name in modules:
-        assert (folder / "assets/recipes" / name).read_bytes() == (source / name).read_bytes()
+    assets = folder / "assets/recipes"
+    shipped = sorted(p.relative_to(assets).as_posix() for p in (assets / "playground").iterdir())
+    sources = {f"playground/{p.name}" for p in (source / "playground").glob("*.js")}
+    assert shipped and not sources & set(shipped), shipped
+    reached, todo = set(), ["playground.js"]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        code = (assets / name).read_text(encoding="utf-8")
+        assert "/*" not in code and "\n//" not in code, f"{name} is not minified"
+        for rel in re.findall(r"""\bimport\s*(?:\(|[^'"();]*?from\s*)?["'](\.[^"']+)["']""", code):
+            target = (Path(name).parent / rel).as_posix().removeprefix("./")
+            target = os.path.normpath(target)
+            assert (assets / target).is_file(), f"{name} imports {rel}, which is not shipped"
+            todo.append(target)
+    assert set(shipped) <= {n for n in reached if n.startswith("playground/")}, shipped
     for model_id in MODELS:
         html = (folder / f"models/{model_id}/index.html").read_text(encoding="utf-8")
         tags = re.findall(r"<script\b[^>]*assets/recipes/playground\.js[^>]*>", html)

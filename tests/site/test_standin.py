@@ -23,7 +23,7 @@ from openai import OpenAI
 from macros.engine.database import cached_database, load_database
 from macros.engine.errors import RecipeError
 from standin import StandInServer, schema_errors, served_models
-from standin.server import PART_TYPES
+from standin.server import CHAT_CLIS, PART_TYPES
 
 DB = cached_database()
 SERVED = served_models(DB)
@@ -464,10 +464,18 @@ def test_bad_image_url_rejected(client, served):
 @pytest.mark.parametrize("served,part", [
     (s, p) for s in SERVED for p in PARTS if p["type"] not in (PART_TYPES[i] for i in s.inputs)
 ], ids=lambda x: getattr(x, "served_name", None) or x["type"])
-def test_a_part_outside_the_served_names_inputs_is_400_naming_them(client, served, part):
+def test_a_part_outside_the_served_names_inputs_is_refused_as_its_server_refuses_it(client, served, part):
+    """As the name's own server answers: the LLM server's processor refuses the part (400);
+    a server of a CLI without the chat route (the diffusion server) has no such path (404)."""
+    content = [{"type": "text", "text": "What is this?"}, part]
+    if served.cli not in CHAT_CLIS:
+        with pytest.raises(openai.NotFoundError) as exc:
+            _ask(client, served, [{"role": "user", "content": content}])
+        assert exc.value.status_code == 404 and exc.value.body["code"] == "not_found"
+        assert "no chat route" in exc.value.body["message"], exc.value.body
+        return
     with pytest.raises(openai.BadRequestError) as exc:
-        _ask(client, served, [
-            {"role": "user", "content": [{"type": "text", "text": "What is this?"}, part]}])
+        _ask(client, served, [{"role": "user", "content": content}])
     assert exc.value.status_code == 400 and exc.value.body["code"] == "unsupported_modality"
     assert exc.value.body["message"] == (
         f"messages[0].content[1]: unsupported content part type {part['type']!r}. "

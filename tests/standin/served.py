@@ -26,7 +26,7 @@ def served_models(db: Any) -> list[ServedModel]:
                        "tasks": [{"id": t.id, "body": info.request.body_of(t.id)}
                                  for t in info.request.tasks]}
             out += [ServedModel(served_name=name, model=model.id, name=info.name, inputs=(),
-                                tool_calls=False, request=request) for name in names]
+                                tool_calls=False, request=request, cli=info.cli) for name in names]
             continue
         api, reasoning = info.api, info.api.reasoning
         for name in names:
@@ -40,6 +40,7 @@ def served_models(db: Any) -> list[ServedModel]:
                     default_effort=reasoning.default_effort if reasoning else None,
                     thinking_switch=reasoning.switch if reasoning else None,
                     tool_calls=api.tool_call_parser is not None,
+                    cli=info.cli,
                 )
             )
     return out

@@ -17,7 +17,8 @@ enough for the real ``openai`` client:
   whether tool calls are parsed at all;
 * ``GET /health`` answers 200 with an empty body, like SGLang;
 * for a diffusion model's served names, its media job (``media.py``): ``POST /v1/videos``,
-  ``GET /v1/videos/{id}`` and ``GET /v1/videos/{id}/content``.
+  ``GET /v1/videos/{id}`` and ``GET /v1/videos/{id}/content``; a chat request naming one is
+  404, as the diffusion server has no chat route (``CHAT_CLIS``).
 
 Requests are validated the way a real server of the named model would (model
 id, roles, ``reasoning_effort`` among the model's efforts, ``n``, tool schemas,
@@ -51,6 +52,11 @@ from . import media
 # Fixed timestamp so that responses are byte-for-byte reproducible.
 CREATED = 1_750_000_000
 VALID_ROLES = ("system", "user", "assistant", "tool")
+# The CLIs whose server has the chat route. SGLang 0.5.23's diffusion server
+# (multimodal_gen/runtime/entrypoints/http_server.py) routes only its jobs (/v1/videos,
+# /v1/images, /v1/meshes), /v1/models and its admin paths: a chat request to it is FastAPI's
+# 404 Not Found, whatever the request holds.
+CHAT_CLIS = ("llm",)
 # The content part type that carries each input kind of an API block.
 PART_TYPES = {"text": "text", "image": "image_url"}
 _TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -78,6 +84,7 @@ class ServedModel:
     # A diffusion server's job instead of chat (model.yaml ``request``): its endpoint and the
     # body it takes (media.py); None: the name serves the chat API.
     request: dict[str, Any] | None = None
+    cli: str = "llm"  # the CLI that serves the name (model.yaml ``cli``): which routes it has
 
 
 # ---------------------------------------------------------------------------
@@ -1008,9 +1015,11 @@ class _Handler(BaseHTTPRequestHandler):
         served = owner.models.get(model)
         if served is None:
             raise _model_not_found(model)
-        if served.request:
-            raise _bad_request(f"{model} is a diffusion model: it takes jobs at "
-                               f"{served.request['endpoint']}, not chat", param="model")
+        if served.cli not in CHAT_CLIS:  # its server has no such route (CHAT_CLIS)
+            takes = f"; it takes jobs at {served.request['endpoint']}" if served.request else ""
+            raise APIError(404, f"Not Found: POST /v1/chat/completions: {model} is served by "
+                           f"the {served.cli} server, which has no chat route{takes}",
+                           type_="not_found_error", code="not_found")
         images = _validate_messages(body.get("messages"), served)
         effort = _validate_reasoning(body, served)
         n = body.get("n")

@@ -1,6 +1,6 @@
 /* The Recipe Playground: composes an SGLang command in the browser from a model's JSON export
- * (macros/site/export.py), with the same algorithm as the Python engine. ES modules, loaded as the
- * browser loads them (<script type="module">, relative imports, no bundler).
+ * (macros/site/export.py), with the same algorithm as the Python engine. ES modules with relative
+ * imports (<script type="module">), as the sources and Node read them.
  *
  * This entry module owns mounting: it finds the page's Playgrounds and "Your values" panel,
  * fetches each model's export (the page's only request beyond its own files), starts the
@@ -20,73 +20,25 @@
  *   effects.js     macros/engine/effects.py and the diff against the cell's own command
  *   urlstate.js    the URL hash and the request length a reader may type (cli._avg_len)
  *   dom.js, values.js, output.js, ui.js, deployui.js: the page (the only modules that touch
- *                  the DOM; deployui.js is "Deploy as" under the output)
- * The pure ones (all but the last line) never touch document or window; Node imports them for
+ *                  the DOM; deployui.js is "Deploy as" under the output, which loads deploy.js
+ *                  when the reader first asks for a file); app.js gathers what mounting needs
+ * The pure ones (all but the last two lines) never touch document or window; Node imports them for
  * the parity tests (tests/js/parity.mjs, helpers.mjs, idle.mjs), which prove they print what
  * `recipes command` prints for every reachable selection. Every node is built with
- * createElement/textContent.
+ * createElement/textContent. The built site ships them bundled and minified (macros/site/bundle.py,
+ * esbuild): this entry, the chunk a Playground needs, and chunks loaded on first use.
  */
 // A page loads the Playground's modules only when it has a Playground or a "Your values" panel
 // (import() below): the home page and the guides load this file alone.
 
-// Our language links already point at the same page (and carry the selection). Material's
-// own handler would re-map them through the other site's sitemap.xml, which is empty without
-// a site_url, and send the reader to the other language's home page; keep it out.
-// The switch also keeps the reader's place: a page anchor (#cell-…, a heading) rides along when
-// the link carries no selection of its own, and the heading above the top of the screen, with
-// how far past it the reader was, is handed to the other page (sessionStorage), which scrolls
-// there once its Playground is up. Headings keep their ids across languages (the translators'
-// contract), so the place exists on the other side.
-var PLACE = 'recipes:place';
-document.addEventListener('click', function (event) {
-  var target = event.target, link = target && target.closest && target.closest('a[data-recipes-lang]');
-  if (!link) return;
-  event.stopPropagation();
-  var href = link.getAttribute('href');
-  if (href.indexOf('#') < 0 && location.hash) link.setAttribute('href', href + location.hash);
-  var place = placeNow();
-  try {
-    if (place) sessionStorage.setItem(PLACE, JSON.stringify({ path: new URL(link.href, location.href).pathname, id: place.id, offset: place.offset }));
-  } catch (e) { /* no storage: the switch lands at the top, as before */ }
-}, true);
-
-function headerBottom() {
-  var bar = document.querySelector('.md-header');
-  return bar ? bar.getBoundingClientRect().bottom : 0;
-}
-
-function placeNow() {
-  var top = headerBottom() + 1, found = null;
-  Array.prototype.forEach.call(document.querySelectorAll('.md-content [id]'), function (e) {
-    if (!/^H[1-6]$/.test(e.tagName)) return;
-    if (e.getBoundingClientRect().top <= top) found = e;
-  });
-  if (!found || window.scrollY < 1) return null;
-  return { id: found.id, offset: Math.round(top - found.getBoundingClientRect().top) };
-}
-
-function anchored() {
-  var id = location.hash.slice(1);
-  try { id = decodeURIComponent(id); } catch (e) { return false; }
-  return !!id && !!document.getElementById(id);
-}
-
-function restorePlace() {
-  var raw = null;
-  try { raw = sessionStorage.getItem(PLACE); sessionStorage.removeItem(PLACE); } catch (e) { return; }
-  if (!raw || anchored()) return;  // an anchor in the address is the place already
-  var place = JSON.parse(raw), target = document.getElementById(place.id);
-  if (place.path !== location.pathname || !target) return;
-  window.scrollTo(0, window.scrollY + target.getBoundingClientRect().top - headerBottom() - 1 + place.offset);
-}
+// The language switch and the reader's place it hands over are lang-switch.js's (a classic
+// script in the head, so that it works before this module runs); this module tells it when
+// the page has its height ("recipes:settled"), and it scrolls to the place then.
+function settled() { document.dispatchEvent(new Event('recipes:settled')); }
 
 var modules = null;
 function load() {  // the modules a Playground needs, fetched at the same time as its export
-  if (!modules) modules = Promise.all([import('./playground/urlstate.js'), import('./playground/dom.js'),
-    import('./playground/ui.js'), import('./playground/deployui.js')]).then(function (m) {
-    return { parseHash: m[0].parseHash, clear: m[1].clear, el: m[1].el, Playground: m[2].Playground,
-             mountDeploy: m[3].mountDeploy };
-  });
+  if (!modules) modules = import('./playground/app.js');
   return modules;
 }
 
@@ -123,7 +75,7 @@ function start(root, m, data) {
     });
     root.setAttribute('data-mounted', 'ready');
     root.removeAttribute('aria-busy');
-    restorePlace();
+    settled();
   }).catch(function (e) {
     clear(root);
     root.appendChild(el('p', { className: 'rp-error', text: root.getAttribute('data-failed') || '' }));
@@ -140,7 +92,7 @@ function mountAll() {
   });
   var playgrounds = document.querySelectorAll('.recipe-playground');
   Array.prototype.forEach.call(playgrounds, mount);
-  if (!playgrounds.length) restorePlace();  // else once the Playground has its height
+  if (!playgrounds.length) settled();  // else once the Playground has its height
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', mountAll);

@@ -142,6 +142,10 @@ function envPairs(res) {
   return res.env.map(function (e) { var i = e.indexOf('='); return [e.slice(0, i), e.slice(i + 1)]; });
 }
 function platformOf(data, hw) { return data.platforms.filter(function (p) { return p.id === hw; })[0]; }
+function resourceOf(data, res) {  // servers.resource: the platform's own, else its vendor's
+  var p = platformOf(data, res.hw);
+  return p.resource || data.containers.vendors[p.vendor].resource;
+}
 export function devices(data, res) {
   var p = platformOf(data, res.hw);
   return p.gpus_per_node * (p.devices_per_card || 1);
@@ -175,6 +179,7 @@ function readOptions(words, runFlags) {  // docker.read, the options only
 function optionSources(data, res) {
   var c = data.containers, run = c.vendors[platformOf(data, res.hw).vendor], texts = [];
   run.args.forEach(function (a) { texts.push(['vendor', a]); });
+  list(res.docker_args).forEach(function (a) { texts.push(['image', a]); });
   if (run.per_device) for (var i = 0; i < devices(data, res); i++) texts.push(['vendor', run.per_device.split('{index}').join(String(i))]);
   c.shared.forEach(function (a) { texts.push(['shared', a]); });
   list(c.cache).forEach(function (a) { texts.push(['cache', a]); });
@@ -216,9 +221,26 @@ function exactSpec(catalog, name) {
   var spec = catalog.flags[name];
   return spec && spec.name === name ? spec : null;
 }
+// The diffusion server's ServerArgs takes a file's value as the field's (no argparse between):
+// a number flag's value is written as a number, and only one that is a number goes in.
+var FIELD_TYPES = { int: 1, float: 1, str: 1 };
+function fieldValue(t, spec) {
+  if (spec.type === 'int' || spec.type === 'float') {
+    var v = typed(t);
+    if (v instanceof Raw && (spec.type === 'float' || /^(0|-?[1-9][0-9]*)$/.test(t))) return v;
+  }
+  return t;
+}
+function fieldReady(spec, values) {
+  if (!FIELD_TYPES[spec.type] && spec.takes_value) return false;
+  return spec.type === 'str' || values.every(function (v) { return fieldValue(v, spec) instanceof Raw; });
+}
+function fieldOf(spec) { return spec.field || spec.name.slice(2).replace(/-/g, '_'); }
 export function configSplit(data, res) {
   var catalogs = [catalogOf(data, res)];
   if (catalogs[0] !== data.catalog) catalogs.push(data.catalog);
+  var fields = catalogs[0].config === 'fields';
+  var modelFlags = list((data.catalog.roles || {}).model);
   var perNode = [];
   list(data.reader_values).forEach(function (v) { if (v.deploy === 'rank' || v.deploy === 'self') perNode = perNode.concat(v.tokens); });
   var counts = {};
@@ -228,10 +250,14 @@ export function configSplit(data, res) {
     var specs = catalogs.map(function (c) { return exactSpec(c, f.name); }), spec = specs[0];
     var keep = specs.some(function (s) { return !s || s.action !== spec.action || s.nargs !== spec.nargs; }) ||
       counts[f.name] > 1 || (spec.action !== 'store' && spec.action !== 'store_true') ||
+      modelFlags.indexOf(spec.name) >= 0 ||
+      (fields && (!fieldReady(spec, f.values) || specs.some(function (s) { return fieldOf(s) !== fieldOf(spec); }))) ||
       f.values.some(function (v) { return perNode.some(function (t) { return v.indexOf(t) >= 0; }); });
-    if (!keep && spec.action === 'store_true' && !f.values.length) config[f.name.slice(2)] = true;
+    var key = fields ? fieldOf(spec) : f.name.slice(2);
+    var one = fields ? function (v) { return fieldValue(v, spec); } : typed;
+    if (!keep && spec.action === 'store_true' && !f.values.length) config[key] = true;
     else if (!keep && spec.action === 'store' && f.values.length && (spec.nargs === '+' || spec.nargs === '*' || f.values.length === 1)) {
-      config[f.name.slice(2)] = (spec.nargs === '+' || spec.nargs === '*') ? f.values.map(typed) : typed(f.values[0]);
+      config[key] = (spec.nargs === '+' || spec.nargs === '*') ? f.values.map(one) : one(f.values[0]);
     } else stay.push(f);
   });
   return { config: config, stay: stay };
@@ -256,31 +282,36 @@ function configFiles(data, res) {
 }
 
 // --- Docker Compose (deploy.py) ----------------------------------------------------------------
-var COMPOSE_LIST = { '--device': 'devices', '--group-add': 'group_add', '--cap-add': 'cap_add',
-  '--security-opt': 'security_opt', '-v': 'volumes', '--volume': 'volumes', '-e': 'environment',
-  '--env': 'environment', '-p': 'ports', '--publish': 'ports' };
-var COMPOSE_ONE = { '--shm-size': 'shm_size', '--ipc': 'ipc', '--network': 'network_mode', '--net': 'network_mode' };
 function dollars(s) { return s.split('$').join('$$'); }
+function ulimit(value) {  // docker.ulimit: NAME=SOFT[:HARD]
+  var m = /^([a-z]+)=(-?[0-9]+)(?::(-?[0-9]+))?$/.exec(value || '');
+  if (!m) throw new Error('--ulimit ' + value + ' is no NAME=SOFT[:HARD] limit');
+  var soft = parseInt(m[2], 10);
+  return [m[1], m[3] === undefined ? soft : { soft: soft, hard: parseInt(m[3], 10) }];
+}
 function composeService(data, res, words, gpus, table) {
   var vendor = data.containers.vendors[platformOf(data, res.hw).vendor];
   var svc = { image: res.docker_image, command: words.map(dollars) }, env = [];
   optionSources(data, res).forEach(function (pair) {
     var source = pair[0], o = pair[1];
-    if (!gpus && source === 'vendor') return;
-    if (o.name === '--gpus') {
+    if (!gpus && (source === 'vendor' || source === 'image')) return;
+    var how = data.compose_keys[o.name];
+    if (!how) throw new Error(source + ' docker option ' + o.name + ' has no Docker Compose key');
+    var key = how[0];
+    if (how[1] === 'gpus') {
       var entry = {}, g = vendor.gpus || {};
       Object.keys(g).forEach(function (k) { if (k !== 'capabilities') entry[k] = g[k]; });
       entry.count = /^[0-9]+$/.test(o.value) ? parseInt(o.value, 10) : o.value;
       if (g.capabilities) entry.capabilities = g.capabilities;
       if (!svc.deploy) svc.deploy = { resources: { reservations: { devices: [] } } };
       svc.deploy.resources.reservations.devices.push(entry);
-    } else if (o.name === '--privileged') svc.privileged = true;
-    else if (COMPOSE_ONE[o.name]) svc[COMPOSE_ONE[o.name]] = o.value;
-    else if (COMPOSE_LIST[o.name]) {
-      var key = COMPOSE_LIST[o.name];
-      if (key === 'environment') env.push(o.value);
-      else (svc[key] = svc[key] || []).push(o.value);
-    }
+    } else if (how[1] === 'switch') svc[key] = true;
+    else if (how[1] === 'one') svc[key] = o.value;
+    else if (how[1] === 'ulimit') {
+      var lim = ulimit(o.value);
+      (svc[key] = svc[key] || {})[lim[0]] = lim[1];
+    } else if (how[1] === 'env') env.push(o.value);
+    else (svc[key] = svc[key] || []).push(o.value);
   });
   if (gpus) envPairs(res).forEach(function (p) { env.push(dollars(fill(p[0] + '=' + p[1], table || {}))); });
   if (env.length) svc.environment = env;
@@ -317,7 +348,8 @@ function composeFile(data, res) {
 
 // --- Kubernetes (kube.py) ----------------------------------------------------------------------
 var LWS_API = 'leaderworkerset.x-k8s.io/v1', LWS_LABEL = 'leaderworkerset.sigs.k8s.io';
-var POD_IP = 'POD_IP', CACHE_CLAIM = 'huggingface-cache', CACHE_SIZE = '2Ti', TOKEN_SECRET = 'hf-token';
+var POD_IP = 'POD_IP';
+var POD_FIELDS = ['--privileged', '--cap-add', '--shm-size', '-v', '--volume', '-e', '--env', '-w'];
 var UNITS = { b: '', k: 'Ki', m: 'Mi', g: 'Gi' };
 function dnsName(s) {
   return s.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50);
@@ -328,32 +360,35 @@ function quantity(size) {
 }
 function escapeK8s(w) { return w.split('$(').join('$$('); }
 function podSpec(data, res, words, gpus, extraEnv, table) {
-  var vendor = data.containers.vendors[platformOf(data, res.hw).vendor];
+  var vendor = data.containers.vendors[platformOf(data, res.hw).vendor], kube = data.containers.kubernetes;
   var container = { name: 'sglang', image: res.docker_image, command: words };
   var env = extraEnv.slice(), mounts = [], volumes = [], security = {}, pod = {};
   if (gpus) envPairs(res).forEach(function (p) { env.push({ name: p[0], value: fill(escapeK8s(p[1]), table) }); });
   optionSources(data, res).forEach(function (pair) {
     var source = pair[0], o = pair[1];
-    if (source === 'vendor' && !gpus) return;
+    if (((source === 'vendor' || source === 'image') && !gpus) || (source === 'image' && POD_FIELDS.indexOf(o.name) < 0)) return;
     if (o.name === '--gpus' || o.name === '--device') {
-      var limits = {}; limits[vendor.resource] = devices(data, res);
+      var limits = {}; limits[resourceOf(data, res)] = devices(data, res);
       container.resources = { limits: limits };
     } else if (o.name === '--privileged') security.privileged = true;
     else if (o.name === '--cap-add') (security.capabilities = security.capabilities || { add: [] }).add.push(o.value);
     else if (o.name === '--security-opt') security.seccompProfile = { type: 'Unconfined' };
     else if (o.name === '--shm-size' && gpus) {
+      volumes = volumes.filter(function (v) { return v.name !== 'shm'; });
+      mounts = mounts.filter(function (m) { return m.name !== 'shm'; });
       volumes.push({ name: 'shm', emptyDir: { medium: 'Memory', sizeLimit: quantity(o.value) } });
       mounts.push({ name: 'shm', mountPath: '/dev/shm' });
-    } else if ((o.name === '-v' || o.name === '--volume') && gpus) {
+    } else if (o.name === '-w') container.workingDir = o.value;
+    else if ((o.name === '-v' || o.name === '--volume') && gpus) {
       var at = o.value.indexOf(':'), host = o.value.slice(0, at), inside = o.value.slice(at + 1).split(':')[0];
       var name = source === 'cache' ? 'cache' : 'host-' + volumes.length;
-      volumes.push(source === 'cache' ? { name: name, persistentVolumeClaim: { claimName: CACHE_CLAIM } }
+      volumes.push(source === 'cache' ? { name: name, persistentVolumeClaim: { claimName: kube.cache_claim } }
         : { name: name, hostPath: { path: host } });
       mounts.push({ name: name, mountPath: inside });
     } else if (o.name === '-e' || o.name === '--env') {
       var eq = o.value.indexOf('=');
       env.push(eq >= 0 ? { name: o.value.slice(0, eq), value: o.value.slice(eq + 1) } : { name: o.value, valueFrom: {
-        secretKeyRef: { name: TOKEN_SECRET, key: o.value, optional: true } } });
+        secretKeyRef: { name: kube.token_secret, key: o.value, optional: true } } });
     } else if ((o.name === '--network' || o.name === '--net') && o.value === 'host' && vendor.host_network) {
       pod.hostNetwork = true; pod.dnsPolicy = 'ClusterFirstWithHostNet';
     } else if (o.name === '-p' || o.name === '--publish') {
@@ -391,8 +426,9 @@ function manifests(data, res, gs) {
   var target = { leader: '$(LWS_LEADER_ADDRESS)', rank: '$(LWS_WORKER_INDEX)', self: '$(' + POD_IP + ')' };
   ['prefill', 'decode'].forEach(function (r) { if (names[r]) target[r] = names[r]; });
   var table = fills(data, '', null, target);
-  var docs = [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: CACHE_CLAIM },
-    spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: CACHE_SIZE } } } }];
+  var kube = data.containers.kubernetes;
+  var docs = [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: kube.cache_claim },
+    spec: { accessModes: [kube.cache_access], resources: { requests: { storage: kube.cache_size } } } }];
   var ownIp = [{ name: POD_IP, valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }];
   gs.forEach(function (g) {
     var words = serverWords(g.res).map(function (w) { return fill(escapeK8s(w), table); });
@@ -411,10 +447,22 @@ function manifests(data, res, gs) {
   }
   return docs;
 }
+function noPodField(data, gs) {  // kube.no_pod_field
+  var out = [];
+  gs.forEach(function (g) {
+    optionSources(data, g.res).forEach(function (pair) {
+      var o = pair[1], t = o.value === null ? o.name : o.name + ' ' + o.value;
+      if (pair[0] === 'image' && POD_FIELDS.indexOf(o.name) < 0 && out.indexOf(t) < 0) out.push(t);
+    });
+  });
+  return out;
+}
 function k8sFile(data, res) {
   var name = dnsName(data.model.id) + '.k8s.yaml', gs = groups(data, res);
   var texts = [text(data, 'deploy.k8s.head', { name: data.model.name, file: name })];
   if (gs.some(function (g) { return g.res.nodes > 1; })) texts.push(text(data, 'deploy.k8s.lws'));
+  var unset = noPodField(data, gs);
+  if (unset.length) texts.push(text(data, 'deploy.k8s.no-field', { options: unset.join(', ') }));
   texts = texts.concat(missingTexts(data, gs));
   var body = [];
   manifests(data, res, gs).forEach(function (doc) { body = body.concat(['---'], yamlLines(doc)); });

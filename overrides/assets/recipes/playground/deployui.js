@@ -5,15 +5,16 @@
  * reader's values filled in (values.js), and, next to Copy, the placeholders still left to fill
  * with a link to the "Your values" panel, so a file is never copied with one in silence.
  * Mounted by playground.js after the Playground; follows each result the Playground renders.
- * DOM.
+ * The file writers (deploy.js) load when the reader first picks a format other than the
+ * command: the first screen needs none of them. DOM.
  */
-import { deployFiles } from './deploy.js';
 import { commandText, routerText, text } from './render.js';
 import { fillValues } from './values.js';
 import { clear, copyText, el } from './dom.js';
 import { list } from './python.js';
 
 var FORMATS = ['command', 'config', 'compose', 'k8s'];
+var writers = null;  // deploy.js, once a format needs it (a promise of the module)
 
 function commandFiles(data, res) {
   var body = commandText(data, res), router = routerText(data, res);
@@ -74,7 +75,18 @@ DeployAs.prototype.render = function () {
   this.buttons.forEach(function (b) {
     b.setAttribute('aria-pressed', b.getAttribute('data-deploy-format') === self.format ? 'true' : 'false');
   });
-  var found = this.format === 'command' ? commandFiles(data, res) : deployFiles(data, res, this.format);
+  var found;
+  if (this.format === 'command') found = commandFiles(data, res);
+  else if (writers && writers.done) found = writers.done.deployFiles(data, res, this.format);
+  else {  // the writers arrive, then the current result is drawn (the reader may have moved on)
+    if (!writers) {
+      writers = import('./deploy.js');
+      writers.then(function (m) { writers.done = m; });
+    }
+    this.box.setAttribute('aria-busy', 'true');
+    writers.then(function () { self.box.removeAttribute('aria-busy'); self.render(); });
+    return;
+  }
   clear(this.files);
   found.forEach(function (f) { self.files.appendChild(self.fileBlock(f)); });
   if (!found.length) {  // no image published here: say so, never an empty panel

@@ -255,9 +255,11 @@ Output.prototype.render = function (res) {
     self.diffList.appendChild(li);
   });
   if (!changes.length) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
-  this.defaults.textContent = this.t('ui.cell-defaults', { settings: cellDefaults(data, res).map(function (d) {
+  var own = cellDefaults(data, res);  // a model whose Deploy card has no setting says nothing here
+  this.defaults.hidden = !own.length;
+  this.defaults.textContent = own.length ? this.t('ui.cell-defaults', { settings: own.map(function (d) {
     return self.t(d.axis.label) + ': ' + self.t(d.option.label, { value: d.option.id });
-  }).join(', ') });
+  }).join(', ') }) : '';
 
   clear(this.effBody);
   this.effBox.hidden = !res.effective.length;  // a model that declares no knobs shows no table
