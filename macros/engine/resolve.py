@@ -1005,9 +1005,15 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             **common, "role": "@" + info.pd.servers()[pd].label,
             "router_port": str(info.pd.router.port)}))
     hints += [_text(st.model, h, common) for h in st.hints]
+    # a release chosen other than the image's runs in that release's image, where the vendor
+    # names one (hardware.yaml release_image); else in the recipe's, with a caveat saying so
+    run = st.db.containers.vendors[st.db.platforms[st.hw].vendor.value]
+    # (none where no image is published for the recipe: the Python form, never a made-up one)
+    own = run.release_image.replace("{release}", release) if release != default and \
+        run.release_image and image is not None else None
     caveats = _caveats(st, calculations) + _migrated(st, rewrites, release) + \
         _release_caveats(st, flags, span, release, default, image, image_rule.sglang, branch,
-                         only)
+                         only, own)
     status = st.cell.status.value
     rec = records.record(st.db, st.model, st.cell)
     if rec is not None and rec.stale:  # the record no longer vouches for the command
@@ -1027,7 +1033,7 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
         nodes=st.nodes,
         gpus_per_node=st.cell.gpus_per_node or st.db.platforms[st.hw].gpus_per_node,
-        picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
+        picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=own or image,
         docker_args=list(image_rule.args),
         install=list(install_rule.commands) if install_rule is not None else [],
         request=task.id if task is not None else None, requests=[t.id for t in tasks],
@@ -1202,7 +1208,7 @@ def _branch_elsewhere(st: _State, flags: list[Flag], release: str, branch: dict
 
 def _release_caveats(st: _State, flags: list[Flag], span, release: str, default: str,
                      image: str, image_release: str | None, branch: dict,
-                     only: list[Flag]) -> list[Caveat]:
+                     only: list[Flag], own: str | None = None) -> list[Caveat]:
     """A release other than the image's: which image it is not; a value only the image has;
     and each flag the release refuses, with the releases that take it (a value SGLang checks
     at start-up included)."""
@@ -1210,11 +1216,13 @@ def _release_caveats(st: _State, flags: list[Flag], span, release: str, default:
         id="release.branch", fields={"flag": f.text(), "image": image})) for f in only]
     if release != default:
         fields = {"release": release, "image": image, "default": default}
-        if image is None:  # no image published: the Python form, installed for the release
+        which = "release.chosen" if image_release is not None else "release.chosen.branch"
+        if own is not None:  # run in the chosen release's own image
+            which, fields["release_image"] = "release.chosen.image", own
+        elif image is None:  # no image published: the Python form, installed for the release
+            which = "release.chosen.install"
             fields.pop("image")
-        out.append(Caveat(kind="release", text=TextRef(
-            id="release.chosen.install" if image is None else "release.chosen"
-            if image_release is not None else "release.chosen.branch", fields=fields)))
+        out.append(Caveat(kind="release", text=TextRef(id=which, fields=fields)))
     if span is None:
         releases = st.db.releases
         for f in flags:

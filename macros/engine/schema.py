@@ -120,6 +120,7 @@ class VendorRun(Strict):
     # site/deploy.py: the device-plugin resource a pod asks (one per device), the Compose
     resource: str = Field(pattern=r"^[a-z0-9.-]+/[A-Za-z0-9._-]+$")
     gpus: dict[str, str | list[str]] | None = None  # device reservation standing for --gpus
+    release_image: str | None = Field(default=None, pattern=r"\{release\}")  # a release's image
 
 
 class Kubernetes(Strict):
