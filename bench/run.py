@@ -22,11 +22,18 @@
 (h) `recipes check` on docs nobody here wrote (bench/check_docs.py): precision and recall over
     the upstream-shaped corpus, and a 1,000-block tree through the CLI (blocks per second,
     findings per block); ``--only check-docs`` runs this part alone;
-(f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
-    about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
-    recorded run of this checkout is shown, with its date and commit.
+(f) the full test suite's wall and CPU time: run with ``--suite`` (``CI=1``, the pytest line of
+    ``make test``) and recorded in .build/bench-suite.json; without the flag the last
+    recorded run of this checkout is shown, with its date and commit;
+(i) growth per model (bench/growth.py, ``--growth`` or ``--only growth``): copies of the project
+    with 2, 3 and 4 of its models: the build and the first model's page weight in each, and
+    with ``--suite`` also each copy's whole suite (three suite runs: long).
 
 Every build runs in a fresh subprocess so times include start-up and memory is per build.
+
+Size: over 600 lines as the one table of every measure (its rows and their order); each
+browser, docs-corpus and growth part lives in a module of its own beside it (click.py,
+reader.py, check_docs.py, growth.py).
 """
 
 from __future__ import annotations
@@ -457,30 +464,6 @@ def check_tree_rows(g: dict) -> list[str]:
             f"({g['errors']} errors) |"]
 
 
-SUITE_RECORD = ROOT / ".build" / "bench-suite.json"
-
-
-def bench_suite(run: bool) -> dict | None:
-    """The full suite's wall time: measured now (``run``) and recorded, else the last record."""
-    if not run:
-        try:
-            return json.loads(SUITE_RECORD.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-    start = time.perf_counter()
-    proc = subprocess.run([PY, "-m", "pytest", "-q", "-x", "-p", "no:randomly"],
-                          cwd=ROOT, env={**os.environ, "CI": "1"}, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    summary = ((proc.stdout.strip() or proc.stderr.strip()).splitlines() or ["no output"])[-1]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    record = {"seconds": seconds, "summary": summary, "passed": proc.returncode == 0,
-              "date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit or "unknown"}
-    SUITE_RECORD.parent.mkdir(exist_ok=True)
-    SUITE_RECORD.write_text(json.dumps(record), encoding="utf-8")
-    return record
-
-
 def selection_rows(c: dict) -> list[str]:
     """Per model and over every model: selections enumerated, resolved and checked per second
     by ``resolve_all``, and the whole catalogue one ``resolve()`` per selection."""
@@ -507,9 +490,20 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
     ap.add_argument("--suite", action="store_true",
                     help="also run the full test suite (about 7 minutes) and record its time")
-    ap.add_argument("--only", choices=["check-tree", "check-docs"],
-                    help="run one measurement alone: check-tree is (g), check-docs (h)")
+    ap.add_argument("--growth", action="store_true",
+                    help="also measure growth per model with 2, 3 and 4 models (i); with "
+                         "--suite each copy's whole suite too")
+    ap.add_argument("--only", choices=["check-tree", "check-docs", "growth"],
+                    help="run one measurement alone: check-tree is (g), check-docs (h), "
+                         "growth (i)")
     args = ap.parse_args()
+    if args.only == "growth":
+        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+        print("| measurement | value |\n|---|---|")
+        for row in _growth(args.suite):
+            print(row)
+        return 0
     if args.only == "check-docs":
         return print_check_docs()
     if args.only == "check-tree":
@@ -541,7 +535,10 @@ def main() -> int:
     h = _check_docs()
     if args.suite:
         print("(f) the full test suite …", file=sys.stderr, flush=True)
-    f = bench_suite(args.suite)
+    f = _bench().bench_suite(args.suite)
+    if args.growth:
+        print("(i) growth per model …", file=sys.stderr, flush=True)
+    i = _growth(args.suite) if args.growth else []
     print()
     print("| measurement | value |")
     print("|---|---|")
@@ -605,9 +602,31 @@ def main() -> int:
         print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
     else:
         how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
-        print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
+        cpu = f" wall, {f['cpu_s']:.0f} s CPU" if "cpu_s" in f else ""
+        print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s{cpu}, {f['summary']}"
               + ("" if f["passed"] else " (FAILED)") + " |")
+    for row in i:
+        print(row)
     return 0
+
+
+def _bench():
+    """bench/growth.py: the suite's time (f) and growth per model (i)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import growth
+
+    return growth
+
+
+def _growth(suite: bool) -> list[str]:
+    """(i): bench/growth.py in a process of its own (it copies the project three times)."""
+    growth = _bench()
+    argv = [PY, str(Path(growth.__file__))] + (["--suite"] if suite else [])
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        return [f"| (i) growth per model | failed: "
+                f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]} |"]
+    return growth.table_rows(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
 def _check_docs() -> list[str]:

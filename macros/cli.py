@@ -192,6 +192,8 @@ def cmd_command(args) -> int:
     elif args.format == "json":
         out = _resolution_json(db, model, res, args.lang)
         out["settings"] = _settings_json(db, model, sel, res, args.lang)
+        from macros.engine.effects import same_command
+        out["same_command"] = same_command(db, sel, res, release)
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         from macros.site.deploy import command_output

@@ -404,7 +404,9 @@ class Site:
                 labels[-1] = f"[{labels[-1]}]({commands}#{cell_anchor(model, cell.match)})"
                 gpus = f"{cell.nodes}×{cell.gpus_per_node or p.gpus_per_node}"
                 rows.append(f"| {' | '.join(labels)} | {gpus} | {self._cell_badge(cell, model)} |")
-        return "\n".join(rows)
+        # a class for its phone layout (recipes.css: a line per cell, the status in view)
+        return '<div class="recipe-matrix" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
+
 
     def cells(self, model_id: str, **picks) -> str:
         """Every cell's command, a section per platform and a heading per cell, nothing hidden

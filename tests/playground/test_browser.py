@@ -115,9 +115,15 @@ def unfold(page, selector: str) -> None:
 
 
 def click(page, axis: str, option: str) -> None:
+    """Pick ``option`` as a reader does: a click on its button, or a long setting's drop-down
+    list (ui.js LONG_ROW) set to it."""
     selector = f'[data-axis="{axis}"] [data-option="{option}"]'
     unfold(page, selector)
-    page.click(selector)
+    listed = page.locator(f'[data-axis="{axis}"] select.rp-select--options')
+    if listed.count():
+        listed.select_option(option)
+    else:
+        page.click(selector)
 
 
 def pressed(page) -> dict[str, str]:
@@ -127,7 +133,9 @@ def pressed(page) -> dict[str, str]:
         for (const g of document.querySelectorAll('.recipe-playground [data-axis]')) {
             if (g.hidden) continue;
             const b = g.querySelector('[data-option][aria-pressed="true"]');
+            const list = g.querySelector('select.rp-select--options');
             if (b) out[g.dataset.axis] = b.dataset.option;
+            else if (list) out[g.dataset.axis] = list.value;
         }
         return out;
     }""")
@@ -614,23 +622,43 @@ _CLICKS = [("hw", "h200"), ("role", "decode"), ("strategy", "balanced"), ("hw", 
 @pytest.mark.parametrize("viewport", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
 def test_after_every_click_the_commands_top_edge_is_on_screen(browser, site, lang, viewport):
     """Desktop: the output stays in view beside the selectors. Phone: the output follows the
-    Deploy card, and a click whose command is off screen brings its top edge back. Pictures of
-    the Playground after the clicks are saved."""
+    Deploy card and a tap keeps the tapped option where it is; a tap that leaves the command off
+    the screen shows a bar saying the command changed, whose Copy copies it and whose button
+    brings the command's top edge back (the bar then goes). Pictures after the clicks are saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     width, height = viewport
     context = browser.new_context(viewport={"width": width, "height": height})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    top_js = "() => document.querySelector('.rp-block--command').getBoundingClientRect().top"
     try:
         page = context.new_page()
         page.goto(site + page_of(lang))
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        header = page.evaluate("() => document.querySelector('.md-header')"
+                               ".getBoundingClientRect().bottom")
+        jump, jumped = page.locator('[data-testid="jump"]'), 0
         for axis, option in _CLICKS:
             click(page, axis, option)  # the Playground updates within the click's handler
             assert pressed(page)[axis] == option
-            top = page.evaluate("() => document.querySelector('.rp-block--command')"
-                                ".getBoundingClientRect().top")
-            header = page.evaluate("() => document.querySelector('.md-header')"
-                                   ".getBoundingClientRect().bottom")
-            assert header <= top < height - 40, (axis, option, top)
+            top = page.evaluate(top_js)
+            if width > 1000:
+                assert header <= top < height - 40, (axis, option, top)
+                assert not jump.is_visible()
+                continue
+            if header <= top < height - 40:
+                assert not jump.is_visible(), (axis, option, top)
+                continue
+            assert jump.is_visible(), (axis, option, top)
+            jump.locator('[data-testid="jump-copy"]').click()
+            page.wait_for_function("() => document.querySelector('[data-testid=jump-copy]')"
+                                   ".classList.contains('rp-copied')", timeout=5000)
+            assert page.evaluate("navigator.clipboard.readText()") == text_of(page, "command")
+            jump.locator('[data-testid="jump-show"]').click()
+            page.wait_for_timeout(200)
+            assert header <= page.evaluate(top_js) < height - 40, (axis, option)
+            assert not jump.is_visible()
+            jumped += 1
+        assert width > 1000 or jumped, "no tap on the phone left the command off the screen"
         name = "desktop" if width > 1000 else "phone"
         page.screenshot(path=str(SCREENS / f"playground-after-clicks.{name}.{lang}.png"))
     finally:

@@ -48,6 +48,32 @@ export function diff(data, res) {
   return out;
 }
 
+/** effects.same_command: dimension id (not the hardware) -> its other options that give this
+ *  very command here (the same platform, the other dimensions and the reader's settings
+ *  ``sel`` as they are; the same flags, env and router). */
+export function sameCommand(data, res, sel) {
+  var mine = commandKey(res), out = {};
+  list(data.model.dimensions).forEach(function (d) {
+    d.options.forEach(function (o) {
+      if (o.id === res.match[d.id]) return;
+      var want = {}, asked = {};
+      Object.keys(res.match).forEach(function (k) { want[k] = res.match[k]; });
+      want[d.id] = o.id;
+      Object.keys(sel).forEach(function (k) { asked[k] = sel[k]; });
+      Object.keys(want).forEach(function (k) { asked[k] = want[k]; });
+      var other = compose(data, asked);
+      var same = Object.keys(want).every(function (k) { return other.match[k] === want[k]; });
+      if (same && commandKey(other) === mine) (out[d.id] = out[d.id] || []).push(o.id);
+    });
+  });
+  return out;
+}
+
+function commandKey(res) {  // effects.command_key: what a reader copies and runs
+  return JSON.stringify([res.flags.map(flagText), res.env,
+    res.router ? res.router.map(function (g) { return g.map(flagText); }) : null]);
+}
+
 // --- options that would change nothing ---
 
 export var NO_EFFECT = 'gate.no-effect', REFUSED = 'gate.refused';

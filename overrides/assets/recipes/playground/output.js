@@ -68,6 +68,9 @@ Output.prototype.build = function (main) {
   this.meta = el('span', { className: 'rp-meta' });
   head.appendChild(this.badge); head.appendChild(this.footprint); head.appendChild(this.meta);
   out.appendChild(head);
+  // another option of a dimension that gives this very command here (effects.sameCommand)
+  this.same = el('p', { className: 'rp-same', 'data-testid': 'same-command', hidden: 'hidden' });
+  out.appendChild(this.same);
   this.command = this.block('command', 'ui.command', out);
   this.release = el('p', { className: 'rp-release', 'data-testid': 'release' });
   this.command.wrap.appendChild(this.release);
@@ -108,6 +111,78 @@ Output.prototype.build = function (main) {
   // the top's own column: sticky inside it, so it never rides over the rest below
   main.appendChild(el('div', { className: 'rp-side' }, [top]));
   main.appendChild(out);
+  this.top = top;
+  this.buildJump(main);
+};
+
+/** Where the output is not beside the selectors (a phone), a click keeps the tapped option
+ *  where it is; when that leaves the command off the screen, a bar at the screen's bottom says
+ *  the command changed, with a button to go to it and its Copy. It goes once the command's
+ *  head is on the screen again. */
+Output.prototype.buildJump = function (main) {
+  var self = this;
+  var show = el('button', { type: 'button', className: 'rp-option', 'data-testid': 'jump-show', text: this.t('ui.jump.show') });
+  var copy = el('button', { type: 'button', className: 'rp-copy', 'data-testid': 'jump-copy', text: this.t('ui.copy') });
+  this.jump = el('div', { className: 'rp-jump', role: 'status', 'data-testid': 'jump', hidden: 'hidden' },
+    [el('span', { className: 'rp-jump__text', text: this.t('ui.jump.text') }), show, copy]);
+  show.addEventListener('click', function () {
+    self.jump.hidden = true;
+    var r = self.visibleBlock().wrap.getBoundingClientRect();  // just under the theme's header
+    window.scrollTo({ top: window.scrollY + r.top - self.headerHeight() - 8, behavior: 'instant' });
+  });
+  copy.addEventListener('click', function () {
+    copyText(self.visibleBlock().code.textContent, copy, self.t('ui.copy'), self.t('ui.copied'));
+  });
+  main.appendChild(this.jump);
+  var pending = false;
+  window.addEventListener('scroll', function () {
+    if (self.jump.hidden || pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; if (self.headInView()) self.jump.hidden = true; });
+  }, { passive: true });
+};
+
+/** The options that give the same command as the chosen cell (``same``: dimension -> option
+ *  ids, effects.sameCommand), a sentence per dimension; nothing when there are none. */
+Output.prototype.renderSame = function (res, same) {
+  var self = this, data = this.data, dims = list(data.model.dimensions);
+  var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
+  var label = function (d, id) {
+    var o = d.options.filter(function (x) { return x.id === id; })[0];
+    return self.t(o.label, { value: o.id });
+  };
+  var lines = dims.filter(function (d) { return same[d.id]; }).map(function (d) {
+    return self.t('ui.same-command', { platform: platform ? platform.label : res.hw,
+      option: label(d, res.match[d.id]),
+      others: same[d.id].map(function (id) { return label(d, id); }).join(', ') });
+  });
+  this.same.textContent = lines.join(' ');
+  this.same.hidden = !lines.length;
+};
+
+Output.prototype.visibleBlock = function () { return this.runMode === 'docker' ? this.docker : this.command; };
+
+Output.prototype.headerHeight = function () {
+  var header = document.querySelector('.md-header');
+  return header ? header.getBoundingClientRect().bottom : 0;
+};
+
+Output.prototype.headInView = function () {
+  var r = this.visibleBlock().wrap.getBoundingClientRect();
+  return r.top >= this.headerHeight() && r.top < window.innerHeight - 40;
+};
+
+/** After a click on ``control`` (ui.js choose): the bar, if the output is not sticky and its
+ *  command is off the screen; at the screen's bottom, or under the header where the tapped
+ *  control is near the bottom (the bar never covers what the reader just tapped). */
+Output.prototype.afterChoice = function (control) {
+  var beside = getComputedStyle(this.top).position === 'sticky';
+  this.jump.hidden = beside || this.headInView();
+  if (this.jump.hidden) return;
+  var r = control.getBoundingClientRect(), bar = this.jump.getBoundingClientRect();
+  var low = r.bottom > window.innerHeight - bar.height - 24;
+  this.jump.classList.toggle('rp-jump--top', low);
+  this.jump.style.top = low ? this.headerHeight() + 8 + 'px' : '';
 };
 
 /** The run modes of the command: a pip / Docker switch (the Docker block takes the command

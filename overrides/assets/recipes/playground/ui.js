@@ -9,7 +9,7 @@
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
 import { text } from './render.js';
-import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue } from './effects.js';
+import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue, sameCommand } from './effects.js';
 import { hashOf, ownsHash, readSelection, unknownPairs } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
@@ -30,7 +30,13 @@ Playground.prototype.optionLabel = function (axisId, option) {
   return this.t(option.label, { value: option.id });
 };
 
+/** More options than this in one setting (MiniMax-H3's 24 platforms) are a drop-down list, not
+ *  a row of buttons: the row would fill the first screen and push the other selectors below it,
+ *  and a tap in it would move the page. */
+export var LONG_ROW = 12;
+
 Playground.prototype.group = function (key, labelId, options, parent) {
+  if (options.length > LONG_ROW) return this.selectGroup(key, labelId, options, parent);
   var self = this, id = 'rp-' + key + '-' + Math.random().toString(36).slice(2, 8);
   var row = el('div', { className: 'rp-axis', 'data-axis': key, role: 'group', 'aria-labelledby': id });
   row.appendChild(el('div', { className: 'rp-axis__label', id: id, text: this.t(labelId) }));
@@ -61,6 +67,34 @@ Playground.prototype.group = function (key, labelId, options, parent) {
     line.appendChild(opt);
   });
   row.appendChild(box);
+  parent.appendChild(row);
+  this.groups[key] = g;
+};
+
+/** A long setting as a native drop-down list (LONG_ROW): platforms under their vendor (one
+ *  group per vendor, in the order of first appearance), a greyed option disabled with its
+ *  reason in its title and under the list while it is the chosen one. */
+Playground.prototype.selectGroup = function (key, labelId, options, parent) {
+  var self = this, id = 'rp-' + key + '-' + Math.random().toString(36).slice(2, 8);
+  var row = el('div', { className: 'rp-axis rp-axis--select', 'data-axis': key });
+  row.appendChild(el('label', { className: 'rp-axis__label', 'for': id, text: this.t(labelId) }));
+  var select = el('select', { id: id, className: 'rp-select rp-select--options', 'data-testid': 'select-' + key });
+  var g = { row: row, select: select, buttons: {}, tips: {} }, vendors = {};
+  options.forEach(function (o) {
+    var parentNode = select;
+    if (key === 'hw') {
+      if (!vendors[o.vendor]) select.appendChild(vendors[o.vendor] = el('optgroup', { label: self.t('ui.vendor.' + o.vendor) }));
+      parentNode = vendors[o.vendor];
+    }
+    var option = el('option', { value: o.id, 'data-option': o.id, text: self.optionLabel(key, o) });
+    parentNode.appendChild(option);
+    g.buttons[o.id] = option;
+  });
+  var tip = el('p', { className: 'rp-select__why', id: id + '-why', hidden: 'hidden' });
+  g.why = tip;
+  select.addEventListener('change', function () { self.choose(key, select.value, select); });
+  row.appendChild(el('div', { className: 'rp-options' }, [select]));
+  row.appendChild(tip);
   parent.appendChild(row);
   this.groups[key] = g;
 };
@@ -141,6 +175,7 @@ Playground.prototype.choose = function (key, value, button) {
   if (before !== null) {
     var moved = button.getBoundingClientRect().top - before;
     if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+    this.output.afterChoice(button);
   }
 };
 
@@ -209,6 +244,13 @@ Playground.prototype.update = function (writeHash) {
   this.renderOutput(res);
   if (writeHash || this.hash) this.writeHash(res);
   this.probeIdle(res);
+  // after the paint, as the probe: which other options give this very command here
+  var round = this.round, sel = this.selection();
+  this.output.same.hidden = true;
+  setTimeout(function () {
+    if (round !== self.round) return;
+    try { self.output.renderSame(res, sameCommand(data, res, sel)); } catch (e) { /* none shown */ }
+  }, 0);
 };
 
 /** effects.probe_options, in the background after a render (a few probes per task, so the
@@ -236,6 +278,7 @@ Playground.prototype.probeIdle = function (res) {
  *  selection: the setting, platform or release that would give it an effect, or the finding
  *  that SGLang would refuse. */
 Playground.prototype.explain = function (key, option) {
+  if (this.groups[key].select) return;  // a drop-down list's options say theirs in their title
   var b = this.groups[key].buttons[option], tip = this.groups[key].tips[option];
   var reason = b.getAttribute('data-reason');
   if ((reason !== NO_EFFECT && reason !== REFUSED) || !this.res || b.getAttribute('data-explained') === String(this.round)) return;
@@ -249,6 +292,7 @@ Playground.prototype.explain = function (key, option) {
 
 Playground.prototype.setOption = function (key, state, chosen) {
   var g = this.groups[key];
+  if (g.select) return this.setListOption(g, state, chosen);
   var b = g.buttons[state.id], tip = g.tips[state.id];
   b.parentNode.hidden = state.state === 'hidden';
   var disabled = state.state === 'disabled';
@@ -270,6 +314,18 @@ Playground.prototype.setOption = function (key, state, chosen) {
     b.removeAttribute('aria-describedby');
     tip.textContent = '';
     tip.hidden = true;
+  }
+};
+
+Playground.prototype.setListOption = function (g, state, chosen) {
+  var option = g.buttons[state.id], disabled = state.state === 'disabled';
+  option.hidden = state.state === 'hidden';
+  option.disabled = disabled && !chosen;  // the chosen one stays chosen, its reason shown below
+  option.title = disabled ? this.t(state.reason || 'gate.not-shown', state.fields) : '';
+  if (chosen) {
+    g.select.value = state.id;
+    g.why.hidden = !disabled;
+    g.why.textContent = disabled ? option.title : '';
   }
 };
 
