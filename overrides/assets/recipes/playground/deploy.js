@@ -476,6 +476,8 @@ function k8sFile(data, res) {
 
 /** deploy.files: the files of a result in one format, each {name, text, placeholders}. */
 export function deployFiles(data, res, fmt) {
+  // deploy.files: no image is published for the selection, nothing a container could run
+  if ((fmt === 'compose' || fmt === 'k8s') && res.docker_image === null) return [];
   if (fmt === 'config') return configFiles(data, res);
   if (fmt === 'compose') return [composeFile(data, res)];
   if (fmt === 'k8s') return [k8sFile(data, res)];

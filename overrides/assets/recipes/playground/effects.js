@@ -59,23 +59,36 @@ export function diff(data, res) {
 
 /** effects.same_command: dimension id (not the hardware) -> its other options that give this
  *  very command here (the same platform, the other dimensions and the reader's settings
- *  ``sel`` as they are; the same flags, env and router). */
+ *  ``sel`` as they are; the same flags, env and router). All at once (Node); the page runs
+ *  sameQueue through sameProbe a few at a time. */
 export function sameCommand(data, res, sel) {
-  var mine = commandKey(res), out = {};
+  var probe = sameProbe(data, res, sel), out = {};
+  sameQueue(data, res).forEach(function (q) { if (probe(q[0], q[1])) (out[q[0]] = out[q[0]] || []).push(q[1]); });
+  return out;
+}
+
+/** The [dimension, option] pairs sameCommand tries: every other option of each dimension. */
+export function sameQueue(data, res) {
+  var out = [];
   list(data.model.dimensions).forEach(function (d) {
-    d.options.forEach(function (o) {
-      if (o.id === res.match[d.id]) return;
-      var want = {}, asked = {};
-      Object.keys(res.match).forEach(function (k) { want[k] = res.match[k]; });
-      want[d.id] = o.id;
-      Object.keys(sel).forEach(function (k) { asked[k] = sel[k]; });
-      Object.keys(want).forEach(function (k) { asked[k] = want[k]; });
-      var other = compose(data, asked);
-      var same = Object.keys(want).every(function (k) { return other.match[k] === want[k]; });
-      if (same && commandKey(other) === mine) (out[d.id] = out[d.id] || []).push(o.id);
-    });
+    d.options.forEach(function (o) { if (o.id !== res.match[d.id]) out.push([d.id, o.id]); });
   });
   return out;
+}
+
+/** Does picking ``option`` of dimension ``dim`` land on that cell and give ``res``'s command? */
+export function sameProbe(data, res, sel) {
+  var mine = commandKey(res);
+  return function (dim, option) {
+    var want = {}, asked = {};
+    Object.keys(res.match).forEach(function (k) { want[k] = res.match[k]; });
+    want[dim] = option;
+    Object.keys(sel).forEach(function (k) { asked[k] = sel[k]; });
+    Object.keys(want).forEach(function (k) { asked[k] = want[k]; });
+    var other = compose(data, asked);
+    return Object.keys(want).every(function (k) { return other.match[k] === want[k]; }) &&
+      commandKey(other) === mine;
+  };
 }
 
 function commandKey(res) {  // effects.command_key: what a reader copies and runs

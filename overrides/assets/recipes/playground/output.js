@@ -13,7 +13,7 @@
  */
 import { recordFields } from './records.js';
 import { list } from './python.js';
-import { commandText, curlText, dockerText, pythonText, routerText } from './render.js';
+import { commandText, curlText, dockerText, footprintText, pythonText, routerText } from './render.js';
 import { calcField } from './calculator.js';
 import { cellDefaults, diff } from './effects.js';
 import { wholeNumber } from './urlstate.js';
@@ -209,6 +209,10 @@ Output.prototype.renderRunModes = function (res) {
   var self = this, docker = this.runMode === 'docker';
   this.runRes = res;
   this.docker.code.textContent = fillValues(dockerText(this.data, res));
+  // where no image is published the second mode is the install route, named so
+  var mode = res.docker_image === null ? 'ui.run.install' : 'ui.run.docker';
+  this.runButtons.docker.textContent = this.t(mode);
+  this.docker.wrap.querySelector('.rp-block__title').textContent = this.t(mode);
   this.curl.code.textContent = fillValues(curlText(this.data, res));
   this.pythonClient.code.textContent = fillValues(pythonText(this.data, res));
   this.docker.wrap.hidden = !docker;
@@ -291,11 +295,9 @@ Output.prototype.render = function (res) {
   this.badge.textContent = this.t('status.' + res.status);
   this.badge.title = this.t('status.' + res.status + '.title') + (res.record  // its round
     ? ' ' + this.t('record.on', recordFields(data, res.record, this.t('record.unknown'))) : '');
-  var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
-  this.footprint.textContent = this.t(platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', {
-    total: String(res.nodes * platform.gpus_per_node), nodes: String(res.nodes), per_node: String(platform.gpus_per_node) }) +
-    (platform.hbm_gb ? ' · ' + this.t('ui.hbm', { gb: String(platform.hbm_gb) }) : '');
-  this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
+  this.footprint.textContent = footprintText(data, res);
+  this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), res.docker_image === null
+    ? this.t('ui.no-image') : this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
 
   if (shows(this.caveatBox, res.caveats)) res.caveats.forEach(function (c) {
     var li = el('li', { className: 'rp-caveat rp-caveat--' + c.kind });

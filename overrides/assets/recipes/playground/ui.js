@@ -9,7 +9,7 @@
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
 import { text } from './render.js';
-import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue, sameCommand } from './effects.js';
+import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue, sameProbe, sameQueue } from './effects.js';
 import { hashOf, ownsHash, readSelection, unknownPairs } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
@@ -243,15 +243,36 @@ Playground.prototype.update = function (writeHash) {
   this.renderControls(res);
   this.renderOutput(res);
   if (writeHash || this.hash) this.scheduleHash(res);
-  // after the paint: the probes that grey options (they may take many tasks), and which other
-  // options give this very command here
-  var updated = (this.updated = (this.updated || 0) + 1), sel = this.selection();
+  // after the paint: the probes that grey options and the options that give this very command
+  // (both a few composes per task)
+  var updated = (this.updated = (this.updated || 0) + 1);
   this.output.same.hidden = true;
   afterPaint(function () {
     if (updated !== self.updated) return;  // a later change took over
     self.probeIdle(res);
-    try { self.output.renderSame(res, sameCommand(data, res, sel)); } catch (e) { /* none shown */ }
+    self.sameIdle(res);
   });
+};
+
+/** effects.same_command after the paint, a few composes per task (as probeIdle): which other
+ *  options of a dimension give this very command here, said under the status. */
+Playground.prototype.sameIdle = function (res) {
+  var self = this, round = this.round, probe = sameProbe(this.data, res, this.selection());
+  var queue = sameQueue(this.data, res), same = {};
+  this.output.same.hidden = true;
+  function step() {
+    if (round !== self.round) return;  // a newer selection took over
+    var started = Date.now();
+    try {
+      while (queue.length && Date.now() - started < 8) {
+        var q = queue.shift();
+        if (probe(q[0], q[1])) (same[q[0]] = same[q[0]] || []).push(q[1]);
+      }
+    } catch (e) { return; }  // none shown
+    if (queue.length) setTimeout(step, 0);
+    else self.output.renderSame(res, same);
+  }
+  setTimeout(step, 0);
 };
 
 /** Run ``fn`` once the next frame is painted: work the reader does not see on screen (the
