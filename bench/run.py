@@ -270,6 +270,7 @@ def bench_payload() -> dict:
     out = {"js_files": len(js), "js_bytes": sum(map(len, js)),
            "js_gzip": sum(len(gzip.compress(b, 9)) for b in js),
            "css_gzip": len(gzip.compress(css, 9))}
+    out["shipped"] = _shipped(assets)
     out["json"] = {}
     for mid in db.models:
         for lang in ("en", "ko"):
@@ -277,6 +278,34 @@ def bench_payload() -> dict:
                               separators=(",", ":"), sort_keys=True).encode()
             out["json"][f"{mid}.{lang}"] = (len(data), len(gzip.compress(data, 9)))
     return out
+
+
+def _shipped(assets: Path) -> dict | None:
+    """The Playground as the site ships it (macros/site/bundle.py): each file esbuild makes,
+    gzipped alone, and which of them a model page loads before the reader asks for more."""
+    from macros.site.bundle import bundle_assets
+
+    with tempfile.TemporaryDirectory() as t:
+        site = Path(t) / "recipes"
+        shutil.copytree(assets, site)
+        if not bundle_assets(assets, site):
+            return None
+        files = {p.relative_to(site).as_posix(): p.read_bytes()
+                 for p in [site / "playground.js", site / "playground.css",
+                           *sorted((site / "playground").glob("*.js"))]}
+        loaded, todo = set(), ["playground.js", "app"]
+        while todo:  # the entry, then app.js's chunk and every chunk it imports
+            name = todo.pop()
+            hits = [n for n in files if n in (name, f"playground/{name}.js")
+                    or n.startswith(f"playground/{name}-")]
+            for hit in hits:
+                if hit in loaded:
+                    continue
+                loaded.add(hit)
+                if hit != "playground.js":
+                    todo += re.findall(r'from\s*"\./(chunk-[^"]+)\.js"', files[hit].decode())
+        packed = {n: len(gzip.compress(b, 6)) for n, b in files.items()}
+        return {"files": packed, "first_screen": sorted(loaded | {"playground.css"})}
 
 
 def bench_reader() -> dict | None:
@@ -294,11 +323,15 @@ def reader_rows(r: dict | None) -> list[str]:
         return ["| (r) reader measures | skipped (Chromium not installed) |"]
     if "error" in r:
         return [f"| (r) reader measures | failed: {r['error']} |"]
-    rows = [f"| (r) {page} with everything it loads (gzip) | {kb:.1f} KB |"
+    detail = r.get("transfer_detail_kb", {})
+    rows = [f"| (r) {page} with everything it loads (gzip) | {kb:.1f} KB"
+            + (" (" + ", ".join(f"{k} {v:.1f}" for k, v in detail[page].items()) + ")"
+               if page in detail else "") + " |"
             for page, kb in r["transfer_kb"].items()]
     for key, what in (("click_normal", "normal speed"), ("click_throttled_4x", "CPU 4× slower")):
         c = r[key]
-        rows.append(f"| (r) click to next frame, {what} | median {c['median_ms']} ms, p95 "
+        rows.append(f"| (r) click to the next frame (the one painting its result), {what} | "
+                    f"median {c['median_ms']} ms, p95 "
                     f"{c['p95_ms']} ms ({c['clicks']} clicks) |")
     for t in r["tasks"]:
         rows.append(f"| (r) task: {t['task']} | {t['clicks']} clicks, {t['seconds']} s from page "
@@ -515,7 +548,8 @@ def main() -> int:
         return 0
     repeats = 1 if args.quick else args.repeats
     sizes = [1, 10] if args.quick else [int(x) for x in args.models.split(",")]
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}", flush=True)
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start", flush=True)
     print("(a) build overhead against plain Material …", file=sys.stderr, flush=True)
     a = bench_overhead(repeats)
     print("(b) builds with 1 / 10 / 50 models …", file=sys.stderr, flush=True)
@@ -540,6 +574,8 @@ def main() -> int:
         print("(i) growth per model …", file=sys.stderr, flush=True)
     i = _growth(args.suite) if args.growth else []
     print()
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end "
+          "(the times above are wall times on this machine, shared or not)")
     print("| measurement | value |")
     print("|---|---|")
     ours, alone, plain, plain2 = a["ours"], a["ours_one_by_one"], a["plain"], a["plain_at_once"]
@@ -578,13 +614,22 @@ def main() -> int:
                   f"({s['resolve_check_s'] / max(s['walked'], 1) * 1000:.3f} ms each) |")
     for row in selection_rows(c):
         print(row)
-    print(f"| (d) playground.js and the {d['js_files'] - 1} modules it loads | {d['js_bytes']:,} B "
+    print(f"| (d) sources: playground.js and the {d['js_files'] - 1} modules it imports | {d['js_bytes']:,} B "
           f"({d['js_gzip']:,} B gzip, each file alone) |")
+    if d.get("shipped"):
+        sh = d["shipped"]
+        first = sum(sh["files"][n] for n in sh["first_screen"])
+        print(f"| (d) as the site ships it (esbuild, {len(sh['files'])} files, gzip level 6 each) "
+              f"| {sum(sh['files'].values()):,} B; a model page loads {first:,} B of it ("
+              + ", ".join(f"{n} {sh['files'][n]:,}" for n in sh["first_screen"]) + ") |")
+    code = d["js_gzip"] + d["css_gzip"]
+    if d.get("shipped"):
+        code = sum(d["shipped"]["files"][n] for n in d["shipped"]["first_screen"])
     for name, (raw, packed) in d["json"].items():
         print(f"| (d) {name}.json | {raw:,} B ({packed:,} B gzip) |")
         if name.endswith(".en"):
-            print(f"| (d) {name[:-3]}: JS + CSS + JSON per page (gzip) | "
-                  f"{d['js_gzip'] + d['css_gzip'] + packed:,} B |")
+            print(f"| (d) {name[:-3]}: Playground JS + CSS + JSON per page (gzip, as shipped) | "
+                  f"{code + packed:,} B |")
     if click:
         for key, value in click.items():
             print(f"| (d) {key} | {value} |")

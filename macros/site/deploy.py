@@ -231,6 +231,8 @@ def compose_file(db: Database, model: Model, res: Resolution, lang: str,
 def files(db: Database, model: Model, res: Resolution, fmt: str, lang: str,
           release: str | None = None) -> list[File]:
     db = db.serving(model)  # the model's own CLI decides what a config file can carry
+    if fmt in ("compose", "k8s") and res.docker_image is None:
+        return []  # no image is published for the selection: nothing a container could run
     if fmt == "config":
         return config_files(db, model, res, lang)
     if fmt == "compose":
@@ -238,6 +240,14 @@ def files(db: Database, model: Model, res: Resolution, fmt: str, lang: str,
     if fmt == "k8s":
         return [kube.manifest_file(db, model, res, lang, release)]
     raise ValueError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+
+
+def no_image(db: Database, res: Resolution, fmt: str) -> str:
+    """Why ``files`` gave no ``fmt`` file: no image is published for the selection."""
+    return (f"no image is published for {db.platforms[res.hw].label} "
+            f"({'/'.join(res.match.values())}): this recipe runs from a Python install (the "
+            f"model's 'install' route), so there is no container for --as {fmt}; "
+            "'recipes command' prints the install route and the command")
 
 
 def command_output(db: Database, model: Model, res: Resolution, lang: str) -> str:

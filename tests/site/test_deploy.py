@@ -372,6 +372,9 @@ def test_compose_validates_and_maps_back(db, model_id, distinct):
     validator = _compose_validator()
     shapes: set[str] = set()
     for flat, res in distinct:
+        if res.docker_image is None:  # no image published: no container file at all
+            assert deploy.files(db, model, res, "compose", "en") == [], flat
+            continue
         f = deploy.files(db, model, res, "compose", "en")[0]
         data = _load(f.text)
         shape = json.dumps(_shape(data), sort_keys=True)
@@ -452,6 +455,9 @@ def test_kubernetes_validates_and_maps_back(db, model_id, distinct, k8s_validate
     model = db.model(model_id)
     lws_vars = {"$(LWS_LEADER_ADDRESS)", "$(LWS_WORKER_INDEX)", "$(POD_IP)"}
     for flat, res in distinct:
+        if res.docker_image is None:  # no image published: no container file at all
+            assert deploy.files(db, model, res, "k8s", "en") == [], flat
+            continue
         f = deploy.files(db, model, res, "k8s", "en")[0]
         docs = [d for d in yaml.load_all(f.text, Loader=_LOADER) if d is not None]
         for doc in docs:

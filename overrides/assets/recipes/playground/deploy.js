@@ -6,6 +6,7 @@
  * selection (compose). Pure: no DOM; Node imports it for the parity test
  * (tests/js/deploy_parity.mjs, tests/playground/test_deploy_parity.py).
  */
+import { catalogOf } from './releases.js';
 import { compose } from './resolve.js';
 import { text, wrap } from './render.js';
 import { shlexSplit, flagText } from './flags.js';
@@ -210,7 +211,6 @@ function missingTexts(data, gs) {
 }
 
 // --- SGLang's config file (deploy.py) ----------------------------------------------------------
-function catalogOf(data, res) { return (data.release_catalogs || {})[res.sglang] || data.catalog; }
 function typed(t) {
   if (/^(0|-?[1-9][0-9]*)$/.test(t)) return new Raw(t);
   if (/^-?[0-9]+\.[0-9]+$/.test(t)) {
@@ -242,7 +242,7 @@ function fieldReady(spec, values) {
 }
 function fieldOf(spec) { return spec.field || spec.name.slice(2).replace(/-/g, '_'); }
 export function configSplit(data, res) {
-  var catalogs = [catalogOf(data, res)];
+  var catalogs = [catalogOf(data, res.sglang)];
   if (catalogs[0] !== data.catalog) catalogs.push(data.catalog);
   var fields = catalogs[0].config === 'fields';
   var modelFlags = list((data.catalog.roles || {}).model);
@@ -476,6 +476,8 @@ function k8sFile(data, res) {
 
 /** deploy.files: the files of a result in one format, each {name, text, placeholders}. */
 export function deployFiles(data, res, fmt) {
+  // deploy.files: no image is published for the selection, nothing a container could run
+  if ((fmt === 'compose' || fmt === 'k8s') && res.docker_image === null) return [];
   if (fmt === 'config') return configFiles(data, res);
   if (fmt === 'compose') return [composeFile(data, res)];
   if (fmt === 'k8s') return [k8sFile(data, res)];

@@ -45,10 +45,11 @@ export function releaseCaveats(st, flags, release, fallback, image, imageRelease
     return { kind: 'release', flag: f.name, text: { id: 'release.branch', fields: { flag: flagText(f), image: image } } };
   });
   if (release !== fallback) {
-    var fields = { release: release, image: image, 'default': fallback };
-    if (own) fields.release_image = own;
-    out.push({ kind: 'release', flag: null, text: { id: own ? 'release.chosen.image' : imageRelease ? 'release.chosen' : 'release.chosen.branch',
-                                                    fields: fields } });
+    var fields = { release: release, image: image, 'default': fallback }, id;
+    if (own) { fields.release_image = own; id = 'release.chosen.image'; }
+    else if (image === null) { delete fields.image; id = 'release.chosen.install'; }  // no image: the Python form
+    else id = imageRelease ? 'release.chosen' : 'release.chosen.branch';
+    out.push({ kind: 'release', flag: null, text: { id: id, fields: fields } });
   }
   flags.forEach(function (f) {
     if (accepts(data, release, f, branch)) return;
