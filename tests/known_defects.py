@@ -19,12 +19,6 @@ KNOWN = {
     **{f"tests/playground/test_reader_path.py::test_on_a_phone_a_tap_keeps_the_tapped_option_on_screen_and_tips_stay_inside[minimax-h3-{lang}]":
        "on a phone a tap in MiniMax-H3's long hardware row scrolls the option away (#25)"
        for lang in ("en", "ko")},
-    "tests/site/test_engines.py::test_korean_search_finds_every_model_page_for_a_korean_term[zensical]":
-        "Zensical's Korean search lists nothing on the four-model site; not yet known why (#23)",
-    **{f"tests/site/test_engines.py::test_korean_search_finds_a_flag_of_the_model_{how}[{m}-zensical]":
-       "Zensical's Korean search lists nothing on the four-model site; not yet known why (#23)"
-       for how in ("without_its_dashes", "as_written")
-       for m in ("deepseek-v4", "kimi-k3", "minimax-h3", "qwen3.8-flash-next")},
 }
 
 SKIPPED: dict[str, str] = {}
