@@ -49,9 +49,14 @@ SEQUENCE = [
 
 MEASURE = """async ([axis, option]) => {
     const root = document.querySelector('.recipe-playground');
-    const button = root.querySelector(`[data-axis="${axis}"] [data-option="${option}"]`);
-    if (!button || button.closest('[hidden]') || button.getAttribute('aria-disabled') === 'true'
-        || button.getAttribute('aria-pressed') === 'true') return {skipped: true};
+    // a button, or an option of a long setting's drop-down list (ui.js LONG_ROW)
+    const button = root.querySelector(`[data-axis="${axis}"] button[data-option="${option}"]`);
+    const select = root.querySelector(`[data-axis="${axis}"] select`);
+    const listed = select && select.querySelector(`option[data-option="${option}"]`);
+    if (button ? (button.closest('[hidden]') || button.getAttribute('aria-disabled') === 'true'
+                  || button.getAttribute('aria-pressed') === 'true')
+               : (!listed || listed.hidden || listed.disabled || select.value === option))
+        return {skipped: true};
     const code = root.querySelector('[data-testid="command"]');
     const before = code.textContent;
     let observer;
@@ -63,7 +68,8 @@ MEASURE = """async ([axis, option]) => {
     });
     const timeout = new Promise(resolve => setTimeout(() => resolve(null), 2000));
     const start = performance.now();
-    button.click();
+    if (button) button.click();
+    else { select.value = option; select.dispatchEvent(new Event('change')); }
     const frame = new Promise(resolve => requestAnimationFrame(() => resolve(performance.now())));
     const done = await Promise.race([changed, timeout]);
     observer.disconnect();

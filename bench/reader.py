@@ -3,9 +3,12 @@
 Builds both languages into a temporary folder, serves it on a loopback port and measures:
 
 - transfer: every model page (both languages) with everything it loads, each response
-  gzip-compressed as a web server would send it (level 6), in KB;
-- click: Playground click -> next painted frame, median and p95, at normal speed and with the
-  CPU throttled 4x (DevTools Emulation.setCPUThrottlingRate);
+  gzip-compressed as a web server would send it (level 6), in KB, and what kind of file each
+  KB is (the page, the model's data, the Playground, the theme);
+- click: Playground click -> the next animation frame (the frame that paints the result: the
+  click's work and any layout it forces come before it; what the Playground leaves until after
+  that paint, the address and the greying probes, does not), median and p95, at normal speed
+  and with the CPU throttled 4x (DevTools Emulation.setCPUThrottlingRate);
 - tasks: from page load to the command on the clipboard, clicking as a reader would
   (Playwright's real input events), for three tasks; clicks counted, the copy included.
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import statistics
 import sys
 import time
@@ -53,19 +57,37 @@ TASKS = [
 ]
 
 
-def transfer(browser, base: str, pages: list[str]) -> dict[str, float]:
-    out = {}
+# What each response is, for the breakdown: the first pattern its path matches.
+KINDS = (("page HTML", re.compile(r"/$|\.html$")),
+         ("model data (JSON)", re.compile(r"/assets/recipes/[^/]+\.json$")),
+         ("Playground JS", re.compile(r"/assets/recipes/playground(\.js$|/)")),
+         ("our CSS", re.compile(r"/assets/recipes/[^/]+\.css$")),
+         ("theme JS (Material)", re.compile(r"/assets/javascripts/")),
+         ("theme CSS (Material)", re.compile(r"/assets/stylesheets/")),
+         ("other", re.compile(r"")))
+
+
+def transfer(browser, base: str, pages: list[str]) -> tuple[dict, dict]:
+    """Each page with everything it loads once the Playground is up, gzipped response by
+    response: the total and the KB of each kind (KINDS)."""
+    out, detail = {}, {}
     for path in pages:
         context = browser.new_context()
         page = context.new_page()
-        bodies: list[bytes] = []
-        page.on("response", lambda r: bodies.append(r.body()) if r.ok and
-                r.url.startswith(base) else None)
+        bodies: list[tuple[str, bytes]] = []
+        page.on("response", lambda r: bodies.append((r.url[len(base):].split("?")[0], r.body()))
+                if r.ok and r.url.startswith(base) else None)
         page.goto(base + path, wait_until="networkidle")
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
-        out[path] = round(sum(len(gzip.compress(b, 6)) for b in bodies) / 1024, 1)
+        page.wait_for_load_state("networkidle")
+        kinds: dict[str, float] = {}
+        for url, body in bodies:
+            kind = next(k for k, pattern in KINDS if pattern.search(url))
+            kinds[kind] = kinds.get(kind, 0) + len(gzip.compress(body, 6)) / 1024
+        out[path] = round(sum(kinds.values()), 1)
+        detail[path] = {k: round(v, 1) for k, v in kinds.items()}
         context.close()
-    return out
+    return out, detail
 
 
 def clicks(browser, base: str, throttle: float, rounds: int = 2) -> dict:
@@ -96,7 +118,11 @@ def tasks(browser, base: str) -> list[dict]:
         page.goto(base + path)
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         for axis, option in steps:
-            page.click(f'.rp-card--deploy [data-axis="{axis}"] [data-option="{option}"]')
+            listed = page.locator(f'.rp-card--deploy [data-axis="{axis}"] select')
+            if listed.count():  # a long setting's drop-down list (ui.js LONG_ROW)
+                listed.select_option(option)
+            else:
+                page.click(f'.rp-card--deploy [data-axis="{axis}"] [data-option="{option}"]')
         page.click('.rp-block--command [data-copy="command"]')
         page.wait_for_function("() => navigator.clipboard.readText().then(t => t.length > 0)")
         elapsed = time.perf_counter() - started
@@ -117,7 +143,8 @@ def main() -> int:
     models = list(load_database().models)
     pages = [p for m in models for p in (f"/models/{m}/", f"/ko/models/{m}/")]
     with _CLICK.served_site("bench-reader-") as base, chromium() as browser:
-        result = {"transfer_kb": transfer(browser, base, pages),
+        sizes, detail = transfer(browser, base, pages)
+        result = {"transfer_kb": sizes, "transfer_detail_kb": detail,
                   "click_normal": clicks(browser, base, 1),
                   "click_throttled_4x": clicks(browser, base, 4),
                   "tasks": tasks(browser, base)}

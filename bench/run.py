@@ -22,11 +22,18 @@
 (h) `recipes check` on docs nobody here wrote (bench/check_docs.py): precision and recall over
     the upstream-shaped corpus, and a 1,000-block tree through the CLI (blocks per second,
     findings per block); ``--only check-docs`` runs this part alone;
-(f) the full test suite's time: run with ``--suite`` (``CI=1 pytest -q -x -p no:randomly``,
-    about 7 minutes) and recorded in .build/bench-suite.json; without the flag the last
-    recorded run of this checkout is shown, with its date and commit.
+(f) the full test suite's wall and CPU time: run with ``--suite`` (``CI=1``, the pytest line of
+    ``make test``) and recorded in .build/bench-suite.json; without the flag the last
+    recorded run of this checkout is shown, with its date and commit;
+(i) growth per model (bench/growth.py, ``--growth`` or ``--only growth``): copies of the project
+    with 2, 3 and 4 of its models: the build and the first model's page weight in each, and
+    with ``--suite`` also each copy's whole suite (three suite runs: long).
 
 Every build runs in a fresh subprocess so times include start-up and memory is per build.
+
+Size: over 600 lines as the one table of every measure (its rows and their order); each
+browser, docs-corpus and growth part lives in a module of its own beside it (click.py,
+reader.py, check_docs.py, growth.py).
 """
 
 from __future__ import annotations
@@ -263,6 +270,7 @@ def bench_payload() -> dict:
     out = {"js_files": len(js), "js_bytes": sum(map(len, js)),
            "js_gzip": sum(len(gzip.compress(b, 9)) for b in js),
            "css_gzip": len(gzip.compress(css, 9))}
+    out["shipped"] = _shipped(assets)
     out["json"] = {}
     for mid in db.models:
         for lang in ("en", "ko"):
@@ -270,6 +278,34 @@ def bench_payload() -> dict:
                               separators=(",", ":"), sort_keys=True).encode()
             out["json"][f"{mid}.{lang}"] = (len(data), len(gzip.compress(data, 9)))
     return out
+
+
+def _shipped(assets: Path) -> dict | None:
+    """The Playground as the site ships it (macros/site/bundle.py): each file esbuild makes,
+    gzipped alone, and which of them a model page loads before the reader asks for more."""
+    from macros.site.bundle import bundle_assets
+
+    with tempfile.TemporaryDirectory() as t:
+        site = Path(t) / "recipes"
+        shutil.copytree(assets, site)
+        if not bundle_assets(assets, site):
+            return None
+        files = {p.relative_to(site).as_posix(): p.read_bytes()
+                 for p in [site / "playground.js", site / "playground.css",
+                           *sorted((site / "playground").glob("*.js"))]}
+        loaded, todo = set(), ["playground.js", "app"]
+        while todo:  # the entry, then app.js's chunk and every chunk it imports
+            name = todo.pop()
+            hits = [n for n in files if n in (name, f"playground/{name}.js")
+                    or n.startswith(f"playground/{name}-")]
+            for hit in hits:
+                if hit in loaded:
+                    continue
+                loaded.add(hit)
+                if hit != "playground.js":
+                    todo += re.findall(r'from\s*"\./(chunk-[^"]+)\.js"', files[hit].decode())
+        packed = {n: len(gzip.compress(b, 6)) for n, b in files.items()}
+        return {"files": packed, "first_screen": sorted(loaded | {"playground.css"})}
 
 
 def bench_reader() -> dict | None:
@@ -287,11 +323,15 @@ def reader_rows(r: dict | None) -> list[str]:
         return ["| (r) reader measures | skipped (Chromium not installed) |"]
     if "error" in r:
         return [f"| (r) reader measures | failed: {r['error']} |"]
-    rows = [f"| (r) {page} with everything it loads (gzip) | {kb:.1f} KB |"
+    detail = r.get("transfer_detail_kb", {})
+    rows = [f"| (r) {page} with everything it loads (gzip) | {kb:.1f} KB"
+            + (" (" + ", ".join(f"{k} {v:.1f}" for k, v in detail[page].items()) + ")"
+               if page in detail else "") + " |"
             for page, kb in r["transfer_kb"].items()]
     for key, what in (("click_normal", "normal speed"), ("click_throttled_4x", "CPU 4× slower")):
         c = r[key]
-        rows.append(f"| (r) click to next frame, {what} | median {c['median_ms']} ms, p95 "
+        rows.append(f"| (r) click to the next frame (the one painting its result), {what} | "
+                    f"median {c['median_ms']} ms, p95 "
                     f"{c['p95_ms']} ms ({c['clicks']} clicks) |")
     for t in r["tasks"]:
         rows.append(f"| (r) task: {t['task']} | {t['clicks']} clicks, {t['seconds']} s from page "
@@ -457,30 +497,6 @@ def check_tree_rows(g: dict) -> list[str]:
             f"({g['errors']} errors) |"]
 
 
-SUITE_RECORD = ROOT / ".build" / "bench-suite.json"
-
-
-def bench_suite(run: bool) -> dict | None:
-    """The full suite's wall time: measured now (``run``) and recorded, else the last record."""
-    if not run:
-        try:
-            return json.loads(SUITE_RECORD.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-    start = time.perf_counter()
-    proc = subprocess.run([PY, "-m", "pytest", "-q", "-x", "-p", "no:randomly"],
-                          cwd=ROOT, env={**os.environ, "CI": "1"}, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    summary = ((proc.stdout.strip() or proc.stderr.strip()).splitlines() or ["no output"])[-1]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    record = {"seconds": seconds, "summary": summary, "passed": proc.returncode == 0,
-              "date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit or "unknown"}
-    SUITE_RECORD.parent.mkdir(exist_ok=True)
-    SUITE_RECORD.write_text(json.dumps(record), encoding="utf-8")
-    return record
-
-
 def selection_rows(c: dict) -> list[str]:
     """Per model and over every model: selections enumerated, resolved and checked per second
     by ``resolve_all``, and the whole catalogue one ``resolve()`` per selection."""
@@ -507,9 +523,20 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 repeat, models 1,10")
     ap.add_argument("--suite", action="store_true",
                     help="also run the full test suite (about 7 minutes) and record its time")
-    ap.add_argument("--only", choices=["check-tree", "check-docs"],
-                    help="run one measurement alone: check-tree is (g), check-docs (h)")
+    ap.add_argument("--growth", action="store_true",
+                    help="also measure growth per model with 2, 3 and 4 models (i); with "
+                         "--suite each copy's whole suite too")
+    ap.add_argument("--only", choices=["check-tree", "check-docs", "growth"],
+                    help="run one measurement alone: check-tree is (g), check-docs (h), "
+                         "growth (i)")
     args = ap.parse_args()
+    if args.only == "growth":
+        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+        print("| measurement | value |\n|---|---|")
+        for row in _growth(args.suite):
+            print(row)
+        return 0
     if args.only == "check-docs":
         return print_check_docs()
     if args.only == "check-tree":
@@ -521,7 +548,8 @@ def main() -> int:
         return 0
     repeats = 1 if args.quick else args.repeats
     sizes = [1, 10] if args.quick else [int(x) for x in args.models.split(",")]
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}", flush=True)
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start", flush=True)
     print("(a) build overhead against plain Material …", file=sys.stderr, flush=True)
     a = bench_overhead(repeats)
     print("(b) builds with 1 / 10 / 50 models …", file=sys.stderr, flush=True)
@@ -541,8 +569,13 @@ def main() -> int:
     h = _check_docs()
     if args.suite:
         print("(f) the full test suite …", file=sys.stderr, flush=True)
-    f = bench_suite(args.suite)
+    f = _bench().bench_suite(args.suite)
+    if args.growth:
+        print("(i) growth per model …", file=sys.stderr, flush=True)
+    i = _growth(args.suite) if args.growth else []
     print()
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end "
+          "(the times above are wall times on this machine, shared or not)")
     print("| measurement | value |")
     print("|---|---|")
     ours, alone, plain, plain2 = a["ours"], a["ours_one_by_one"], a["plain"], a["plain_at_once"]
@@ -581,13 +614,22 @@ def main() -> int:
                   f"({s['resolve_check_s'] / max(s['walked'], 1) * 1000:.3f} ms each) |")
     for row in selection_rows(c):
         print(row)
-    print(f"| (d) playground.js and the {d['js_files'] - 1} modules it loads | {d['js_bytes']:,} B "
+    print(f"| (d) sources: playground.js and the {d['js_files'] - 1} modules it imports | {d['js_bytes']:,} B "
           f"({d['js_gzip']:,} B gzip, each file alone) |")
+    if d.get("shipped"):
+        sh = d["shipped"]
+        first = sum(sh["files"][n] for n in sh["first_screen"])
+        print(f"| (d) as the site ships it (esbuild, {len(sh['files'])} files, gzip level 6 each) "
+              f"| {sum(sh['files'].values()):,} B; a model page loads {first:,} B of it ("
+              + ", ".join(f"{n} {sh['files'][n]:,}" for n in sh["first_screen"]) + ") |")
+    code = d["js_gzip"] + d["css_gzip"]
+    if d.get("shipped"):
+        code = sum(d["shipped"]["files"][n] for n in d["shipped"]["first_screen"])
     for name, (raw, packed) in d["json"].items():
         print(f"| (d) {name}.json | {raw:,} B ({packed:,} B gzip) |")
         if name.endswith(".en"):
-            print(f"| (d) {name[:-3]}: JS + CSS + JSON per page (gzip) | "
-                  f"{d['js_gzip'] + d['css_gzip'] + packed:,} B |")
+            print(f"| (d) {name[:-3]}: Playground JS + CSS + JSON per page (gzip, as shipped) | "
+                  f"{code + packed:,} B |")
     if click:
         for key, value in click.items():
             print(f"| (d) {key} | {value} |")
@@ -605,9 +647,31 @@ def main() -> int:
         print("| (f) full test suite | not recorded in this checkout: run bench/run.py --suite |")
     else:
         how = "this run" if args.suite else f"recorded {f['date']} at {f['commit']}"
-        print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s, {f['summary']}"
+        cpu = f" wall, {f['cpu_s']:.0f} s CPU" if "cpu_s" in f else ""
+        print(f"| (f) full test suite (CI=1; {how}) | {f['seconds']:.0f} s{cpu}, {f['summary']}"
               + ("" if f["passed"] else " (FAILED)") + " |")
+    for row in i:
+        print(row)
     return 0
+
+
+def _bench():
+    """bench/growth.py: the suite's time (f) and growth per model (i)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import growth
+
+    return growth
+
+
+def _growth(suite: bool) -> list[str]:
+    """(i): bench/growth.py in a process of its own (it copies the project three times)."""
+    growth = _bench()
+    argv = [PY, str(Path(growth.__file__))] + (["--suite"] if suite else [])
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        return [f"| (i) growth per model | failed: "
+                f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]} |"]
+    return growth.table_rows(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
 def _check_docs() -> list[str]:

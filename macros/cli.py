@@ -113,6 +113,7 @@ def _resolution_json(db, model, res, lang: str) -> dict:
         "avg_len": res.avg_len,
         "model_name": res.model_name,
         "docker_image": res.docker_image,
+        "install": list(res.install),
         "sglang": {"release": res.sglang, "default": res.sglang_default, "chosen": res.sglang
                    != res.sglang_default, "valid_in": list(res.sglang_span or ()) or None, "image": res.sglang_image},
         "hints": [render.text(db, model, h, lang) for h in res.hints],
@@ -182,10 +183,17 @@ def cmd_command(args) -> int:
         from macros.site.deploy import files, files_text
 
         found = files(db, model, res, args.as_, args.lang, release)
+        if not found:  # no image published for the selection (the Python form only)
+            from macros.site.deploy import no_image
+
+            print(f"error: {no_image(db, res, args.as_)}", file=sys.stderr)
+            return 1
         print(files_text(found, args.format), end="")
     elif args.format == "json":
         out = _resolution_json(db, model, res, args.lang)
         out["settings"] = _settings_json(db, model, sel, res, args.lang)
+        from macros.engine.effects import same_command
+        out["same_command"] = same_command(db, sel, res, release)
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         from macros.site.deploy import command_output

@@ -110,7 +110,8 @@ def command(model: str, selection: dict[str, str] | None = None, format: str = "
         out = _resolution_json(db, m, res, lang)
         out["settings"] = _settings_json(db, m, Selection.flat(m, picks), res, lang)
         return json.dumps(out, ensure_ascii=False, indent=2)
-    return deploy.files_text(deploy.files(db, m, res, format, lang, release))
+    found = deploy.files(db, m, res, format, lang, release)
+    return deploy.files_text(found) if found else f"error: {deploy.no_image(db, res, format)}"
 
 
 def check(command: str | None = None, text: str | None = None, model: str | None = None,

@@ -1015,7 +1015,7 @@ def _docker_findings(db: Database, run: DockerRun, model: Model | None, hw: str 
                                [], run.line))
     rules = model.info.docker_images if model is not None else \
         [r for m in db.models.values() for r in m.info.docker_images]
-    images = list(dict.fromkeys(r.image for r in rules))
+    images = list(dict.fromkeys(r.image for r in rules if r.image is not None))
     whose = f"{model.info.name}'s" if model is not None else "any model's"
     if run.image is None:
         out.append(Finding(Severity.error, "docker.no-image", "docker run names no image in "
@@ -1048,7 +1048,7 @@ def _official_release(db: Database, image: str) -> str | bool:
     repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] \
         else (image, "", "latest")
     used = {r.image.rsplit(":", 1)[0] for m in db.models.values()
-            for r in m.info.docker_images}
+            for r in m.info.docker_images if r.image is not None}
     if repository not in used:
         return False
     if tag == "latest":

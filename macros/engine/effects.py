@@ -104,6 +104,34 @@ def explain(db: Database, sel: Selection, res: Resolution, axis_id: str, option:
     return "gate.no-effect.same", {"current": _option_label(model, axis_id, current)}
 
 
+def command_key(res: Resolution) -> tuple:
+    """What a reader copies and runs: the flags, the environment and the router."""
+    return (tuple((f.name, tuple(f.values)) for f in res.flags), tuple(res.env),
+            tuple(tuple((f.name, tuple(f.values)) for f in group) for group in res.router or ()))
+
+
+def same_command(db: Database, sel: Selection, res: Resolution,
+                 release: str | None = None) -> dict[str, list[str]]:
+    """Cell dimension (not the hardware) -> its other options that give this very command here:
+    the same platform, the other dimensions and the reader's settings as they are, and the same
+    flags, environment and router. Cells a reader could tell apart by their names only (Kimi-K3's
+    H200 Balanced is its Low-Latency); the Playground says so under the status
+    (playground/effects.js sameCommand), ``recipes command --format json`` lists them.
+    ``release``: the release the reader chose, as ``res`` was resolved."""
+    model = db.model(sel.model)
+    mine, out = command_key(res), {}
+    for dim in model.dimensions[1:]:
+        for option, _, _ in model.dimension_options[dim]:
+            if option == res.match[dim]:
+                continue
+            want = {**res.match, dim: option}
+            other = resolve(db, Selection(model.id, want, sel.picks, sel.avg_len), strict=False,
+                            release=release)
+            if other.match == want and command_key(other) == mine:
+                out.setdefault(dim, []).append(option)
+    return out
+
+
 def _option_label(model, axis_id: str, option: str) -> TextRef:
     found = next(o for o in model.axis_index[axis_id].options if o.id == option)
     return TextRef(id=found.label, fields={"value": option})

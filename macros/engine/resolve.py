@@ -454,7 +454,8 @@ def _finish_reads(model: Model) -> frozenset[str]:
         rules, info = model.rules, model.info
         free = [t for t in rules.transforms if t.for_ is None]
         picks, _ = _reads(model, [*free, *rules.calculator, *rules.effective, *info.model_names,
-                                  *info.docker_images, *rules.checks])
+                                  *info.docker_images, *info.install, *rules.checks,
+                                  *(info.request.tasks if info.request else ())])
         picks |= {k for knob in rules.knobs for k in knob.show_when.keys()
                   if k in model.axis_index}
         hit = model.cache["finish_reads"] = picks | _pd_reads(model)
@@ -967,7 +968,13 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
     info = st.model.info
     model_name = _first_match(st._rules("model_names", info.model_names), st).name
     image_rule = _first_match(st._rules("docker_images", info.docker_images), st)
-    image = image_rule.image
+    image = image_rule.image  # None: no image is published here (the Python form only)
+    install_rule = _first_match(st._rules("install", info.install), st) if image is None \
+        else None
+    # the kinds of request this selection's server takes; its own request is the first
+    tasks = [t for t in st._rules("request_tasks", info.request.tasks)
+             if t.when.holds(st) is True] if info.request is not None else []
+    task = tasks[0] if tasks else None
     default = st.db.releases.resolve(image_rule.sglang)
     release = st.release or default
     # the branch values that hold: the image's own, and none for a stock release chosen
@@ -998,9 +1005,15 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
             **common, "role": "@" + info.pd.servers()[pd].label,
             "router_port": str(info.pd.router.port)}))
     hints += [_text(st.model, h, common) for h in st.hints]
+    # a release chosen other than the image's runs in that release's image, where the vendor
+    # names one (hardware.yaml release_image); else in the recipe's, with a caveat saying so
+    run = st.db.containers.vendors[st.db.platforms[st.hw].vendor.value]
+    # (none where no image is published for the recipe: the Python form, never a made-up one)
+    own = run.release_image.replace("{release}", release) if release != default and \
+        run.release_image and image is not None else None
     caveats = _caveats(st, calculations) + _migrated(st, rewrites, release) + \
         _release_caveats(st, flags, span, release, default, image, image_rule.sglang, branch,
-                         only)
+                         only, own)
     status = st.cell.status.value
     rec = records.record(st.db, st.model, st.cell)
     if rec is not None and rec.stale:  # the record no longer vouches for the command
@@ -1019,8 +1032,11 @@ def _finish(st: _State, axis_states: list[AxisState]) -> Resolution:
         model=st.model.id, hw=st.hw, match=dict(st.match), pd=pd,
         status=status, cell_status=st.cell.status.value, verified_in=st.cell.verified_in,
         nodes=st.nodes,
-        picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=image,
+        gpus_per_node=st.cell.gpus_per_node or st.db.platforms[st.hw].gpus_per_node,
+        picks=dict(st.picks), avg_len=st.avg_len, model_name=model_name, docker_image=own or image,
         docker_args=list(image_rule.args),
+        install=list(install_rule.commands) if install_rule is not None else [],
+        request=task.id if task is not None else None, requests=[t.id for t in tasks],
         hints=hints, env=env, program="sglang serve", flags=flags, router=router,
         router_program=info.pd.router.program if router is not None else None,
         calculations=calculations,
@@ -1192,7 +1208,7 @@ def _branch_elsewhere(st: _State, flags: list[Flag], release: str, branch: dict
 
 def _release_caveats(st: _State, flags: list[Flag], span, release: str, default: str,
                      image: str, image_release: str | None, branch: dict,
-                     only: list[Flag]) -> list[Caveat]:
+                     only: list[Flag], own: str | None = None) -> list[Caveat]:
     """A release other than the image's: which image it is not; a value only the image has;
     and each flag the release refuses, with the releases that take it (a value SGLang checks
     at start-up included)."""
@@ -1200,9 +1216,13 @@ def _release_caveats(st: _State, flags: list[Flag], span, release: str, default:
         id="release.branch", fields={"flag": f.text(), "image": image})) for f in only]
     if release != default:
         fields = {"release": release, "image": image, "default": default}
-        out.append(Caveat(kind="release", text=TextRef(
-            id="release.chosen" if image_release is not None else "release.chosen.branch",
-            fields=fields)))
+        which = "release.chosen" if image_release is not None else "release.chosen.branch"
+        if own is not None:  # run in the chosen release's own image
+            which, fields["release_image"] = "release.chosen.image", own
+        elif image is None:  # no image published: the Python form, installed for the release
+            which = "release.chosen.install"
+            fields.pop("image")
+        out.append(Caveat(kind="release", text=TextRef(id=which, fields=fields)))
     if span is None:
         releases = st.db.releases
         for f in flags:

@@ -89,11 +89,16 @@ class Resolution(Frozen):
     cell_status: str
     verified_in: str | None
     nodes: int
+    gpus_per_node: int  # the cell's GPUs on each node (its platform's unless it uses fewer)
     picks: dict[str, str | None]
     avg_len: int | None  # the request length the calculators read (None: the model has none)
     model_name: str
-    docker_image: str
+    docker_image: str | None  # None: none is published for the selection (Python only)
     docker_args: list[str]  # the image's own docker run options here (after the vendor's)
+    install: list[str] = []  # where no image is published: the commands that install SGLang
+    # a diffusion model's request: the first of its request tasks this selection's server takes
+    request: str | None = None
+    requests: list[str] = []  # every request task the selection's server takes, in order
     sglang: str  # the release the command is written for: its image's, else the pinned one
     # the consecutive releases around it that accept every flag (None: it refuses one)
     sglang_span: tuple[str, str] | None

@@ -120,6 +120,7 @@ class VendorRun(Strict):
     # site/deploy.py: the device-plugin resource a pod asks (one per device), the Compose
     resource: str = Field(pattern=r"^[a-z0-9.-]+/[A-Za-z0-9._-]+$")
     gpus: dict[str, str | list[str]] | None = None  # device reservation standing for --gpus
+    release_image: str | None = Field(default=None, pattern=r"\{release\}")  # a release's image
 
 
 class Kubernetes(Strict):
@@ -240,13 +241,23 @@ class BranchValue(Strict):
 
 class ImageRule(Strict):
     when: Condition
-    image: str
+    # the published image; left out where none is published (a platform given the Python form
+    # only: its pages print the model's ``install`` route in place of a docker command)
+    image: NonEmpty | None = None
     # the SGLang release the image ships ("0.5.19"; "latest" for a tag that follows the newest
     # release); left out for a branch build, whose commands are written for the pinned release
     sglang: str | None = None
     # docker run options the image needs where this rule matches (a platform's, say), printed
     # after the vendor's; each one an option of hardware.yaml's containers.run_flags
     args: list[str] = []
+
+
+class InstallRule(Strict):
+    """How to install what the server command runs, where no image is published for the
+    selection: the shell commands, in order (``pip install …``), as the reference gives them."""
+
+    when: Condition
+    commands: list[NonEmpty] = Field(min_length=1)
 
 
 class Fact(Strict):
@@ -403,11 +414,31 @@ class Api(Strict):
 Cli = Literal["llm", "diffusion"]  # served through sglang.json's CLI or sglang-diffusion.json's
 
 
+class RequestTask(Strict):
+    """One kind of request the server takes (text to video, first frame to video, a video
+    reference …): its fields over the shared body (a key it gives replaces the shared one), the
+    selections whose server takes it (``when``: a checkpoint partition, say) and its label."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
+    label: str  # a text id, worded in both languages
+    when: Condition = ALWAYS
+    body: dict[str, Any] = Field(min_length=1)
+
+
 class MediaRequest(Strict):
-    """A diffusion job (video-job): POST body+model to endpoint, poll endpoint/<id>, get content."""
+    """A diffusion job (video-job): POST body+model to endpoint, poll endpoint/<id>, get content.
+    ``body`` is what every request carries; each of ``tasks`` a kind of request with its own
+    fields. A selection's request is the first task its server takes (the body alone without
+    tasks)."""
     kind: Literal["video-job"]
     endpoint: str = Field(pattern=r"^/v1/[a-z][a-z0-9/_-]*[a-z0-9]$")
     body: dict[str, Any] = Field(min_length=1)
+    tasks: list[RequestTask] = []
+
+    def body_of(self, task: str | None) -> dict[str, Any]:
+        """The full body of ``task`` (None: the shared body alone)."""
+        own = next((t.body for t in self.tasks if t.id == task), {}) if task else {}
+        return {**self.body, **own}
 
 
 class ModelFile(Strict):
@@ -425,6 +456,7 @@ class ModelFile(Strict):
     api: Api | None = None  # an LLM's OpenAI API (validate.py: required for cli llm)
     request: MediaRequest | None = None  # a diffusion model's request (required for diffusion)
     docker_images: list[ImageRule]
+    install: list[InstallRule] = []  # needed by a selection whose image rule names no image
     placeholders: dict[str, str]
     pd: PD | None = None
     calculators: list[Calculator] = []  # a model without one shows no panel or caveat
@@ -441,6 +473,9 @@ class ModelFile(Strict):
 class Cell(Strict):
     match: dict[str, str]  # the hardware and one option of every dimension the model declares
     nodes: int = Field(ge=1, le=MAX_NODES)
+    # the GPUs the recipe uses on each node, when fewer than its platform has (4 of a B200
+    # node's 8, say); the footprint is nodes × this (validate.py: at most the platform's)
+    gpus_per_node: int | None = Field(default=None, ge=1, le=128)
     status: Status = Field(strict=False)
     verified_in: str | None = None
     collapse_pp: bool = False
@@ -607,6 +642,40 @@ class AccuracyScore(Strict):
     unit: ScoreUnit | None = None  # when given, the unit its benchmark declares
 
 
+# The units a measured metric is given in: each has a symbol (``bench.unit.<unit>``, the same in
+# both languages) the table's header prints after the metric's label.
+MetricUnit = Literal["s", "ms", "s-per-step", "mb", "gb", "gib", "db", "ratio", "times", "percent"]
+# A measured value: a number, or the [low, high] of a range the source gives ("18.03–18.04 s")
+MetricValue = Annotated[float, Field(allow_inf_nan=False)] | Annotated[
+    list[Annotated[float, Field(allow_inf_nan=False)]], Field(min_length=2, max_length=2)]
+
+
+class Metric(Strict):
+    """A quantity a model's results measure (end-to-end seconds, peak memory per GPU, SSIM …):
+    its label (a text id, worded in both languages), its unit and which way is better."""
+
+    label: str
+    unit: MetricUnit
+    better: Literal["lower", "higher"]
+
+
+class MeasuredRow(Strict):
+    """One row of a result's measured table: what was run (a text id in ``text``, or a literal
+    kept as written in ``value``: "TP2 + Ulysses2") and its value of each metric it measured
+    (a metric it did not measure is left out and shown as a dash)."""
+
+    text: str | None = None
+    value: NonEmpty | None = None
+    values: dict[str, MetricValue] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_label(self):
+        if (self.text is None) == (self.value is None):
+            raise ValueError("a measured row names what ran with exactly one of 'text' (a text "
+                             "id) and 'value' (a literal kept as written)")
+        return self
+
+
 class BenchResult(Strict):
     match: dict[str, str]  # the cell's dimensions and the Playground settings it ran with
     round: str | None = None
@@ -620,6 +689,8 @@ class BenchResult(Strict):
     latency_percentile: Percentile | None = None  # when not the file's
     rows: list[BenchRow] = []
     accuracy: list[AccuracyScore] = []
+    # rows of the metrics the file declares (``metrics``): any kind of model's measurements
+    measured: list[MeasuredRow] = []
     notes: list[str] = []
     # announced upstream with no numbers yet: no rows, no scores, no build; shown as pending
     pending: bool = False
@@ -628,8 +699,10 @@ class BenchResult(Strict):
 class BenchmarksFile(Strict):
     workload: BenchWorkload | None = None  # needed once a result has speed rows
     num_prompts_by_concurrency: dict[Count, Count] = {}
-    latency_percentile: Percentile
+    latency_percentile: Percentile | None = None  # needed once a result has speed rows
     accuracy_benchmarks: dict[str, AccuracyBenchmark] = {}
+    # the metrics the results' measured rows give, in the order their columns are shown
+    metrics: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")], Metric] = {}
     results: list[BenchResult] = Field(min_length=1)
 
 

@@ -403,6 +403,25 @@ class Validator:
         return (f"hw '{hw}' is not in {hardware_file} (known: {', '.join(catalog)}); add the "
                 f"platform there first{then}")
 
+    def _image(self, path: tuple, rule) -> None:
+        """An image is a published one: a repository and a tag that is not a stand-in (no
+        <…>, {{…}}, TODO …); where none is published the rule leaves 'image' out, and then
+        gives no release and no docker options."""
+        d = "model"
+        if rule.image is None:
+            for key in ("sglang", "args"):
+                if getattr(rule, key):
+                    self.out.add(self.docs[d], path + (key,), f"'{key}' belongs to an image; "
+                                 "this rule names none (the Python form only)")
+            return
+        tag = _PLACEHOLDER_TAG.search(rule.image)
+        if tag is not None or not _IMAGE_REF.fullmatch(rule.image):
+            what = f"a placeholder '{tag.group(0)}'" if tag else "no repository[:tag] reference"
+            self.out.add(self.docs[d], path + ("image",), f"image '{rule.image}' has {what}: "
+                         "name the image published for these selections, or leave 'image' out "
+                         "where none is published (the pages then print the model's 'install' "
+                         "route; valid: REPOSITORY:TAG such as lmsysorg/sglang:v0.5.23-cu129)")
+
     def release(self, doc: str, path: tuple, given: str | None, image: bool = False) -> None:
         """A release the history covers (an image may also follow the newest: 'latest')."""
         if given is None or given in self.releases.order or (image and given == "latest"):
@@ -449,7 +468,8 @@ class Validator:
                                  f"value of {name} in {catalog.package} {catalog.version}; "
                                  "delete it from branch_values")
                 if isinstance(reason, BranchValue):
-                    branch = {r.image for r in self.m.info.docker_images if r.sglang is None}
+                    branch = {r.image for r in self.m.info.docker_images
+                              if r.sglang is None and r.image is not None}
                     if reason.image not in branch:
                         self.out.add(self.docs[d], p + (value, "image"), f"branch value "
                                      f"'{value}' of {name}: '{reason.image}' is not a branch "
@@ -606,6 +626,14 @@ class Validator:
             self.release(d, ("docker_images", i, "sglang"), rule.sglang, image=True)
             for j, arg in enumerate(rule.args):
                 self.docker_arg(d, ("docker_images", i, "args", j), arg)
+            self._image(("docker_images", i), rule)
+        for i, rule in enumerate(info.install):
+            self.condition(d, ("install", i, "when"), rule.when)
+        if not info.install and any(r.image is None for r in info.docker_images):
+            at = next(i for i, r in enumerate(info.docker_images) if r.image is None)
+            self.out.add(self.docs[d], ("docker_images", at), "a rule without an image (the "
+                         "Python form only) needs the model's 'install' route: the commands "
+                         "its pages print in place of docker run")
         for i, r in enumerate(info.rounds):
             self.release(d, ("rounds", i, "sglang"), r.sglang)
             named = _release_named(r.version, self.releases.order)
@@ -658,8 +686,27 @@ class Validator:
         if info.request is not None and "model" in info.request.body:
             self.out.add(doc, ("request", "body", "model"), "leave 'model' out of the body: "
                          "it is the served name of the selection (model_names)")
+        if info.request is not None:
+            self._request_tasks(info.request)
         if info.api is not None:
             self._api()
+
+    def _request_tasks(self, request) -> None:
+        """Each kind of request has an id of its own, a label worded in both languages, a
+        condition of the model's vocabulary, and fields the real request can carry (no
+        'model', the served name)."""
+        doc, seen = self.docs["model"], {}
+        for i, task in enumerate(request.tasks):
+            p = ("request", "tasks", i)
+            if task.id in seen:
+                self.out.add(doc, p + ("id",), f"request task '{task.id}' is declared twice "
+                             f"(first at line {doc.where(('request', 'tasks', seen[task.id]))[0]})")
+            seen.setdefault(task.id, i)
+            self.text("model", p + ("label",), task.label)
+            self.condition("model", p + ("when",), task.when)
+            if "model" in task.body:
+                self.out.add(doc, p + ("body", "model"), "leave 'model' out of the body: it "
+                             "is the served name of the selection (model_names)")
 
     def _api(self) -> None:
         """The API block names parsers the pinned release (or the model's branch) has, efforts
@@ -819,6 +866,12 @@ class Validator:
                                          f"{'/'.join(m.key(m.cells[other].match))} (line "
                                          f"{line}): their option ids join alike; rename one")
                             break
+            platform = self.platforms.get(cell.match.get("hw", ""))
+            if cell.gpus_per_node is not None and platform is not None and \
+                    cell.gpus_per_node > platform.gpus_per_node:
+                self.out.add(self.docs[d], p + ("gpus_per_node",), f"gpus_per_node "
+                             f"{cell.gpus_per_node} is more than a {platform.label} node has "
+                             f"(valid: 1 to {platform.gpus_per_node}; hardware.yaml)")
             if "nodes" in m.dimensions and cell.match.get("nodes") not in (None, str(cell.nodes)):
                 self.out.add(self.docs[d], p + ("nodes",), f"nodes {cell.nodes} differs from "
                              f"the cell's nodes dimension '{cell.match['nodes']}' (the option "
@@ -992,10 +1045,16 @@ class Validator:
         rounds = [r.id for r in self.m.info.rounds]
         for bid, decl in bench.accuracy_benchmarks.items():
             self.text(d, ("accuracy_benchmarks", bid, "label"), decl.label)
+        for mid, metric in bench.metrics.items():
+            self.text(d, ("metrics", mid, "label"), metric.label)
+        if bench.latency_percentile is None and any(r.rows for r in bench.results):
+            self.out.add(doc, ("results",), "speed rows give TTFT and TPOT at a percentile: "
+                         "name it in 'latency_percentile' (p50, mean)")
         for i, res in enumerate(bench.results):
             p = ("results", i)
             if res.pending:
-                given = [k for k in ("round", "sglang", "rows", "accuracy", "extra_flags",
+                given = [k for k in ("round", "sglang", "rows", "accuracy", "measured",
+                                     "extra_flags",
                                      "extra_env", "latency_percentile")
                          if getattr(res, k) not in (None, [])]
                 if given:
@@ -1007,14 +1066,15 @@ class Validator:
             elif res.round is not None and res.round not in rounds:
                 self.out.add(doc, p + ("round",), f"unknown round '{res.round}' "
                              f"({choices_hint(res.round, rounds)})")
-            if not res.rows and not res.accuracy and not res.pending:
-                self.out.add(doc, p, "a result gives speed 'rows', 'accuracy' scores or both; "
-                             "this one gives neither (one announced without numbers yet is "
-                             "'pending: true')")
+            if not res.rows and not res.accuracy and not res.measured and not res.pending:
+                self.out.add(doc, p, "a result gives speed 'rows', 'accuracy' scores, "
+                             "'measured' rows or several; this one gives none (one announced "
+                             "without numbers yet is 'pending: true')")
             if res.latency_percentile is not None and not res.rows:
                 self.out.add(doc, p + ("latency_percentile",), "'latency_percentile' says what "
                              "the TTFT and TPOT of speed rows are, and this result has no rows")
             self._accuracy(p, res)
+            self._measured(p, res)
             self._bench_release(p, res)
             self._bench_extras(p, res)
             self._reproduce(p, res)
@@ -1088,6 +1148,30 @@ class Validator:
             for message in bench_serving.problems(self.bench_releases, way, flags, res.sglang):
                 self.out.add(doc, where, f"the reproduce command of row {j + 1}: {message}")
 
+    def _measured(self, path: tuple, res) -> None:
+        """Each measured row labels what ran and gives values of declared metrics only, a
+        range low to high, a percentage between 0 and 100."""
+        declared = self.m.benchmarks.metrics
+        doc, d = self.docs["benchmarks"], "benchmarks"
+        for j, row in enumerate(res.measured):
+            p = path + ("measured", j)
+            if row.text is not None:
+                self.text(d, p + ("text",), row.text)
+            for name, value in row.values.items():
+                q = p + ("values", name)
+                metric = declared.get(name)
+                if metric is None:
+                    hint = choices_hint(name, declared) if declared else "none is declared: " \
+                        "add it to 'metrics' with a label, a unit and which way is better"
+                    self.out.add(doc, q, f"unknown metric '{name}' ({hint})")
+                    continue
+                low, high = value if isinstance(value, list) else (value, value)
+                if low > high:
+                    self.out.add(doc, q, f"the range of '{name}' runs from low to high, "
+                                 f"not {low:g} to {high:g}")
+                if metric.unit == "percent" and not (0 <= low and high <= 100):
+                    self.out.add(doc, q, f"'{name}' is a percentage: it lies between 0 and 100")
+
     def _accuracy(self, path: tuple, res) -> None:
         """Each score names a declared benchmark once, in its unit and within its bounds."""
         declared = self.m.benchmarks.accuracy_benchmarks
@@ -1112,6 +1196,15 @@ class Validator:
             if decl.unit == "percent" and not 0 <= item.score <= 100:
                 self.out.add(doc, p + ("score",), f"score {item.score:g} of '{name}' is a "
                              "percentage: it lies between 0 and 100")
+
+
+# a docker image reference (registry/repository:tag or @digest), and the tags that stand in for
+# one: a template, an angle-bracket placeholder, a to-do word
+_IMAGE_REF = re.compile(r"[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*"
+                        r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?")
+_PLACEHOLDER_TAG = re.compile(r"<[^>]*>|\{\{[^}]*\}\}|\$\{?[A-Za-z_]|"
+                              r"(?<=:)(?:todo|tbd|tbc|placeholder|changeme|none|null|unknown|x+|"
+                              r"fixme|image|tag)$", re.IGNORECASE)
 
 
 _DRY_RUNS: dict[str, list[tuple[int, str]]] = {}  # what the dry run found, by its inputs' digest

@@ -41,7 +41,7 @@ def cell_json(db: Database, model, res) -> dict:
         "version": API_VERSION, "model": model.id, "match": res.match, "pd": res.pd,
         "status": res.status, "cell_status": res.cell_status, "nodes": res.nodes,
         "sglang": res.sglang, "model_name": res.model_name, "docker_image": res.docker_image,
-        "env": list(res.env), "flags": res.flag_texts,
+        "install": list(res.install), "env": list(res.env), "flags": res.flag_texts,
         "command": render.command_text(db, model, res, lang),
         "router": render.router_text(res),
         "docker": runmodes.docker_text(db, model, res, lang),

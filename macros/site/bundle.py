@@ -1,5 +1,6 @@
 """The project's own scripts and styles as a built site ships them: bundled and minified by
-esbuild, so a model page downloads a few compact files instead of two dozen commented ones.
+esbuild, so a model page downloads a few compact files instead of two dozen commented ones;
+and the theme's style sheets without the rules nothing on the site can match (PurgeCSS).
 
 Owns the step after an engine has copied ``overrides/assets/recipes/`` into a language's site
 (``stage.finish``): the Playground's entry ``playground.js`` and every module it imports are
@@ -9,14 +10,22 @@ another; a page without a Playground still loads the entry alone), and the class
 the style sheets are minified in place. The sources in ``overrides/`` stay as they are (Node
 imports them for the parity tests); the site gets the bundle, the preview's included.
 
-esbuild comes from npm (``tests/js/package.json``, installed by ``make install``); its binary
-ships inside the npm package, nothing is downloaded at build time. Without it the site keeps
-the source files and the build says so once (``bundle_note``): the pages work the same, only
-heavier. ``RECIPES_ESBUILD`` names another esbuild binary.
+Material's style sheets style every feature it has (blogs, annotations, cards, versions,
+tags …); a site uses a few. ``purge_theme_css`` keeps a rule when every word of its selector
+appears in the language site's pages, the theme's bundle (which draws search results,
+tooltips and copy buttons at run time) or the Playground's scripts; the rest goes. The theme's
+files are not edited: the build's copies are.
+
+esbuild and PurgeCSS come from npm (``tests/js/package.json``, installed by ``make install``);
+esbuild's binary ships inside its npm package, nothing is downloaded at build time. Without
+them the site keeps the source files and the theme's whole style sheets, and the build says so
+once (``bundle_note``): the pages work the same, only heavier. ``RECIPES_ESBUILD`` and
+``RECIPES_PURGECSS`` name other binaries.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -40,34 +49,46 @@ class BundleFailed(Exception):
 HOME = Path(__file__).resolve().parents[2]
 
 
-def esbuild() -> Path | None:
-    """The esbuild binary: ``RECIPES_ESBUILD``, else this checkout's npm install, else PATH."""
-    given = os.environ.get("RECIPES_ESBUILD")
+def _tool(name: str) -> Path | None:
+    """An npm tool: ``RECIPES_<NAME>``, else this checkout's npm install, else PATH."""
+    given = os.environ.get(f"RECIPES_{name.upper()}")
     if given:
         return Path(given)
-    local = HOME / "tests" / "js" / "node_modules" / ".bin" / "esbuild"
+    local = HOME / "tests" / "js" / "node_modules" / ".bin" / name
     if local.is_file():
         return local
-    found = shutil.which("esbuild")
+    found = shutil.which(name)
     return Path(found) if found else None
 
 
+def esbuild() -> Path | None:
+    return _tool("esbuild")
+
+
+def purgecss() -> Path | None:
+    return _tool("purgecss")
+
+
 def bundle_note() -> str | None:
-    """What a build without esbuild should tell (None when esbuild is there)."""
-    if esbuild() is not None:
+    """What a build without the npm tools should tell (None when both are there)."""
+    missing = [name for name, find in (("esbuild", esbuild), ("purgecss", purgecss))
+               if find() is None]
+    if not missing:
         return None
-    return ("esbuild not found (npm ci --prefix tests/js, or RECIPES_ESBUILD=…): the site ships "
-            "the Playground's source modules unbundled and unminified")
+    return (f"{' and '.join(missing)} not found (npm ci --prefix tests/js, or "
+            f"RECIPES_{missing[0].upper()}=…): the site ships "
+            + ("the Playground's source modules unbundled and unminified" if "esbuild" in missing
+               else "") + (", and " if len(missing) == 2 else "")
+            + ("the theme's whole style sheets" if "purgecss" in missing else ""))
 
 
 def _run(exe: Path, args: list[str]) -> None:
     try:
-        proc = subprocess.run([str(exe), *args, "--log-level=error"], capture_output=True,
-                              text=True)
+        proc = subprocess.run([str(exe), *args], capture_output=True, text=True)
     except OSError as exc:
         raise BundleFailed(f"{exe}: cannot run: {exc.strerror}") from None
     if proc.returncode:
-        raise BundleFailed(f"esbuild failed:\n{proc.stderr.strip() or proc.stdout.strip()}")
+        raise BundleFailed(f"{exe.name} failed:\n{proc.stderr.strip() or proc.stdout.strip()}")
 
 
 def bundle_assets(source: Path, assets: Path) -> bool:
@@ -83,12 +104,13 @@ def bundle_assets(source: Path, assets: Path) -> bool:
         out = Path(tmp)
         _run(exe, [str(source / ENTRY), "--bundle", "--splitting", "--format=esm", "--minify",
                    "--charset=utf8", f"--target={TARGET}", f"--outdir={out / 'js'}",
-                   "--entry-names=[name]", f"--chunk-names={MODULES}/[name]-[hash]"])
+                   "--entry-names=[name]", f"--chunk-names={MODULES}/[name]-[hash]",
+                   "--log-level=error"])
         plain = [name for name in PLAIN if (source / name).is_file()]
         if plain:
             _run(exe, [*(str(source / name) for name in plain), "--minify", "--charset=utf8",
                        f"--target={TARGET}", f"--outdir={out / 'plain'}",
-                       "--entry-names=[name]"])
+                       "--entry-names=[name]", "--log-level=error"])
         shutil.rmtree(assets / MODULES, ignore_errors=True)
         for made in sorted((out / "js").rglob("*")):
             if made.is_file():
@@ -97,4 +119,34 @@ def bundle_assets(source: Path, assets: Path) -> bool:
                 os.replace(made, target)
         for name in plain:
             os.replace(out / "plain" / name, assets / name)
+    return True
+
+
+# The theme's style sheets, and where a rule's words may appear: the site's pages and every
+# script that draws (the theme's, whose search results, tooltips and copy buttons are made at
+# run time, and ours).
+THEME_CSS = ("assets/stylesheets/main.*.css", "assets/stylesheets/palette.*.css")
+CONTENT = ("**/*.html", "assets/javascripts/bundle.*.js", "assets/recipes/**/*.js")
+
+
+def purge_theme_css(site: Path, skip: tuple[str, ...] = ()) -> bool:
+    """Drop the rules of the theme's style sheets that nothing in ``site`` can match (PurgeCSS:
+    a selector stays when every class, id, tag and attribute in it appears among the words of
+    the pages and scripts), in place. ``skip``: folders of ``site`` that are other languages'
+    sites. False when PurgeCSS is missing or there is no theme style sheet."""
+    exe = purgecss()
+    sheets = [p for pattern in THEME_CSS for p in sorted(site.glob(pattern))]
+    if exe is None or not sheets:
+        return False
+    content = [str(p) for pattern in CONTENT for p in sorted(site.glob(pattern))
+               if not (skip and p.relative_to(site).parts[0] in skip)]
+    with tempfile.TemporaryDirectory(prefix=".purge-", dir=site) as tmp:
+        # the file lists go in a config file: a catalogue's pages would overflow a command line
+        config = Path(tmp) / "purgecss.config.cjs"
+        config.write_text("module.exports = " + json.dumps(
+            {"content": content, "css": [str(p) for p in sheets], "output": tmp}) + ";\n",
+            encoding="utf-8")
+        _run(exe, ["--config", str(config)])
+        for sheet in sheets:
+            os.replace(Path(tmp) / sheet.name, sheet)
     return True

@@ -26,8 +26,8 @@ from macros.engine.results import Resolution
 from macros.site import kube, render
 from macros.site.servers import (  # noqa: F401  (the names tests and callers read from here)
     File, Group, Raw, _file, comment_lines, devices, env_pairs, fill, fills, groups,
-    hosts_for, left_tokens, missing_texts, option_sources, pd_pair, router_words, scalar, selection_of, server_words,
-    yaml_lines)
+    hosts_for, left_tokens, missing_texts, option_sources, pd_pair, release_texts, router_words,
+    scalar, selection_of, server_words, yaml_lines)
 
 FORMATS = ("config", "compose", "k8s")
 
@@ -135,7 +135,8 @@ def config_files(db: Database, model: Model, res: Resolution, lang: str) -> list
     yaml_name, env_name_ = config_names(model, res)
     run = [f"{res.program} --config {yaml_name}"] + [f"  {f.text()}" for f in stay]
     run = [line + " \\" for line in run[:-1]] + [run[-1]]
-    head = render.hint_lines(db, model, res, lang)
+    head = render.hint_lines(db, model, res, lang) + comment_lines(
+        release_texts(db, model, res, lang))
     if res.env:
         intro = render.text(db, model, "deploy.config.env", lang, file=env_name_)
         run = [f"set -a; . ./{env_name_}; set +a"] + run
@@ -213,6 +214,7 @@ def compose_file(db: Database, model: Model, res: Resolution, lang: str,
         router["depends_on"] = list(hosts.values())
         services["router"] = router
     texts = [render.text(db, model, "deploy.compose.head", lang, name=model.info.name)]
+    texts += release_texts(db, model, res, lang)
     if res.pd is not None:
         texts.append(render.text(db, model, "deploy.compose.pd", lang))
         texts += missing_texts(db, model, gs, lang)
@@ -229,6 +231,8 @@ def compose_file(db: Database, model: Model, res: Resolution, lang: str,
 def files(db: Database, model: Model, res: Resolution, fmt: str, lang: str,
           release: str | None = None) -> list[File]:
     db = db.serving(model)  # the model's own CLI decides what a config file can carry
+    if fmt in ("compose", "k8s") and res.docker_image is None:
+        return []  # no image is published for the selection: nothing a container could run
     if fmt == "config":
         return config_files(db, model, res, lang)
     if fmt == "compose":
@@ -236,6 +240,14 @@ def files(db: Database, model: Model, res: Resolution, fmt: str, lang: str,
     if fmt == "k8s":
         return [kube.manifest_file(db, model, res, lang, release)]
     raise ValueError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+
+
+def no_image(db: Database, res: Resolution, fmt: str) -> str:
+    """Why ``files`` gave no ``fmt`` file: no image is published for the selection."""
+    return (f"no image is published for {db.platforms[res.hw].label} "
+            f"({'/'.join(res.match.values())}): this recipe runs from a Python install (the "
+            f"model's 'install' route), so there is no container for --as {fmt}; "
+            "'recipes command' prints the install route and the command")
 
 
 def command_output(db: Database, model: Model, res: Resolution, lang: str) -> str:

@@ -2,7 +2,8 @@
 
 Owns the export's shape (documented in docs/en/guides/add-a-model.md). It carries the raw
 database (cells, axes, rules) for the JavaScript interpreter, the slice of the flag catalog the
-model's commands can contain, and the text of one language. Must not pre-compute commands:
+model's commands can contain (the pinned release's whole, every other release's as its changes
+against it), and the text of one language. Must not pre-compute commands:
 the Playground composes them from the same rules, and a parity test compares the two.
 """
 
@@ -74,6 +75,7 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
     # every release of the history but the pinned one, each judged by its own catalog
     # (check_state): the reader may spell the command for any of them
     releases = [v for v in db.releases.order if v != db.catalog.version]
+    pinned = _catalog_slice(db.catalog, names, env_names)
     platforms = [db.platforms[h].model_dump(mode="json") for h in model.info.hardware]
     used: set[str] = set()
     for part in (info, cells, axes, rules):
@@ -94,10 +96,11 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "axes": axes,
         "rules": rules,
         "catalog": {"package": db.catalog.package, "version": db.catalog.version,
-                    "roles": {k: list(v) for k, v in db.catalog.roles.items()},
-                    **_catalog_slice(db.catalog, names, env_names)},
-        "release_catalogs": {v: _catalog_slice(db.releases.catalog(v), names, env_names)
-                             for v in releases},
+                    "roles": {k: list(v) for k, v in db.catalog.roles.items()}, **pinned},
+        # every other release as its changes against the pinned slice (most of a release's
+        # flags are the pinned release's; releases.js catalogOf puts each back together)
+        "release_catalogs": {v: _catalog_changes(pinned, _catalog_slice(
+            db.releases.catalog(v), names, env_names)) for v in releases},
         "releases": {**_releases(db), "staleness": _staleness(db, model)},
         "round_results": _round_results(model),
         # the placeholders a reader fills and what a deployment file fills them with
@@ -137,6 +140,23 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
             "env": sorted(n for n in env_names if n in catalog.env),
             "env_deprecated": {n: catalog.deprecated_env[n] for n in sorted(env_names)
                                if n in catalog.deprecated_env}}
+
+
+def _catalog_changes(pinned: dict, other: dict) -> dict:
+    """A release's catalog slice as its changes against the pinned one: ``flags`` it has
+    otherwise or only, ``missing`` (the pinned flags it lacks), and ``below``, ``env`` and
+    ``env_deprecated`` whole where they differ."""
+    out: dict = {}
+    flags = {n: spec for n, spec in other["flags"].items() if pinned["flags"].get(n) != spec}
+    missing = [n for n in pinned["flags"] if n not in other["flags"]]
+    if flags:
+        out["flags"] = flags
+    if missing:
+        out["missing"] = missing
+    for key in ("below", "env", "env_deprecated"):
+        if other[key] != pinned[key]:
+            out[key] = other[key]
+    return out
 
 
 def _staleness(db: Database, model) -> dict | None:

@@ -195,6 +195,7 @@ def manifest_file(db: Database, model: Model, res: Resolution, lang: str,
     """``MODEL.k8s.yaml``: the manifests as one multi-document file for ``kubectl apply -f``."""
     name = f"{dns_name(model.id)}.k8s.yaml"
     texts = [render.text(db, model, "deploy.k8s.head", lang, name=model.info.name, file=name)]
+    texts += deploy.release_texts(db, model, res, lang)
     gs = deploy.groups(db, model, res, release)
     if any(g.res.nodes > 1 for g in gs):
         texts.append(render.text(db, model, "deploy.k8s.lws", lang))

@@ -67,6 +67,9 @@ def expiring(removal: str, now: date) -> bool:
     return now >= _warn_from(removal)
 
 
+_BETTER = {"lower": "↓", "higher": "↑"}  # a metric's better direction, in its table's header
+
+
 def _score(value: float) -> str:
     """A figure with every digit the data gives (``:g`` would round 99.9999 to 100)."""
     value = float(value)
@@ -234,7 +237,11 @@ class Site:
                             _fence(render.command_text(self.db, model, res, self.lang))]),
             ("ui.run.docker", [_prose(self.t("ui.run.docker-note")), "",
                                _directive(model_id, res), "",
-                               _fence(runmodes.docker_text(self.db, model, res, self.lang))]),
+                               _fence(runmodes.docker_text(self.db, model, res, self.lang))])
+            if res.docker_image is not None else  # none published: the install route
+            ("ui.run.install", [_prose(self.t("ui.run.install-note")), "",
+                                _directive(model_id, res), "",
+                                _fence(runmodes.install_text(self.db, model, res, self.lang))]),
             ("ui.run.curl", [_prose(self.t("ui.run.client-note", port=port)), "",
                              _directive(model_id, res, program="curl"), "",
                              _fence(runmodes.curl_text(self.db, model, res, self.lang))]),
@@ -244,6 +251,32 @@ class Site:
         out = [f"**{title}** {self._badge(res.status, model, res.record)}", ""]
         for text_id, body in tabs:
             out += [f'=== "{_esc(self.t(text_id))}"', "", _indent("\n".join(body)), ""]
+        return "\n".join(out)
+
+    def requests(self, model_id: str, *dims, **picks) -> str:
+        """Every kind of request the selection's server takes (a diffusion model's
+        ``request.tasks`` whose condition holds), one content tab each under its label: the
+        curl request and the Python client call, each run against the docs stand-in."""
+        model = self.db.model(model_id)
+        if model.info.request is None or not model.info.request.tasks:
+            raise MacroError(f"requests: {model_id} declares no request tasks ('request: "
+                             "tasks:' in model.yaml)")
+        res = self.resolve(model_id, *dims, **picks)
+        if not res.requests:
+            known = ", ".join(t.id for t in model.info.request.tasks)
+            raise MacroError(f"requests: no request task of {model_id} is taken by "
+                             f"{'/'.join(res.match.values())} {picks} (tasks: {known})")
+        labels = {t.id: t.label for t in model.info.request.tasks}
+        port = runmodes.client_port(self.db, model, res)
+        title = " · ".join(_md(x) for x in self._labels(model, res.match))
+        out = [f"**{title}** {self._badge(res.status, model, res.record)}", "",
+               _prose(self.t("ui.run.client-note", port=port)), ""]
+        for task in res.requests:
+            body = [_directive(model_id, res, program="curl"), "",
+                    _fence(runmodes.curl_text(self.db, model, res, self.lang, task)), "",
+                    _fence(runmodes.python_text(self.db, model, res, self.lang, task), "python")]
+            out += [f'=== "{_esc(self.t(labels[task], model))}"', "", _indent("\n".join(body)),
+                    ""]
         return "\n".join(out)
 
     def _span_text(self, res: Resolution) -> str:
@@ -369,9 +402,11 @@ class Site:
             for cell in _ordered_cells(model, hw):
                 labels = [_cell_text(x) for x in self._labels(model, cell.match)]
                 labels[-1] = f"[{labels[-1]}]({commands}#{cell_anchor(model, cell.match)})"
-                gpus = f"{cell.nodes}×{p.gpus_per_node}"
+                gpus = f"{cell.nodes}×{cell.gpus_per_node or p.gpus_per_node}"
                 rows.append(f"| {' | '.join(labels)} | {gpus} | {self._cell_badge(cell, model)} |")
-        return "\n".join(rows)
+        # a class for its phone layout (recipes.css: a line per cell, the status in view)
+        return '<div class="recipe-matrix" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
+
 
     def cells(self, model_id: str, **picks) -> str:
         """Every cell's command, a section per platform and a heading per cell, nothing hidden
@@ -506,8 +541,34 @@ class Site:
                 score = self.th(f"unit.{decl.unit}", score=_score(item.score))
                 out.append(f"| {self.th(decl.label, model)} | {score} |")
             out.append("")
+        if res.measured:
+            out += self._measured_table(model, res)
         out += self._bench_commands(model, res)
         out += [f"!!! note \"\"\n\n    {_prose(self.t(note, model))}\n" for note in res.notes]
+        return out
+
+    def _measured_table(self, model, res) -> list[str]:
+        """A result's measured rows as a table: what ran, then a column per metric any row
+        gives, in the file's order, headed with its label, its unit and which way is better
+        (an arrow, explained under the table); a value the row lacks is a dash."""
+        metrics = model.benchmarks.metrics
+        used = [m for m in metrics if any(m in row.values for row in res.measured)]
+        head = [self.th("table.setup")]
+        for m in used:
+            unit = self.th(f"bench.unit.{metrics[m].unit}")
+            head.append(f"{self.th(metrics[m].label, model)}{f' ({unit})' if unit else ''} "
+                        f"{_BETTER[metrics[m].better]}")
+        out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(used)]
+        for row in res.measured:
+            cells = [_cell_text(self.t(row.text, model) if row.text else row.value)]
+            for m in used:
+                v = row.values.get(m)
+                cells.append("—" if v is None else "–".join(_score(x) for x in v)
+                             if isinstance(v, list) else _score(v))
+            out.append("| " + " | ".join(cells) + " |")
+        ways = sorted({metrics[m].better for m in used}, reverse=True)  # lower first
+        out += ["", " · ".join(f"{_BETTER[w]} {_md(self.t(f'bench.better.{w}'))}"
+                               for w in ways), ""]
         return out
 
     def _bench_commands(self, model, res) -> list[str]:
@@ -758,7 +819,7 @@ _STATUSES = ("verified", "in-progress", "unverified")
 PAGE_MACROS = ("command", "router", "badge", "caveats", "effective", "matrix", "cells", "models",
                "benchmarks", "calculator_table", "scaling_table", "text", "playground", "status_badge",
                "status_meanings", "verify_report",
-               "about", "values", "run_modes")
+               "about", "values", "run_modes", "requests")
 
 _STATEMENTS = {nodes.For: "for", nodes.If: "if", nodes.Assign: "set", nodes.AssignBlock: "set",
                nodes.Macro: "macro", nodes.CallBlock: "call", nodes.FilterBlock: "filter",

@@ -93,7 +93,7 @@ class Preview:
         if serve_url:
             config.site_url = serve_url
         build(config, serve_url=serve_url, dirty=only is not None)
-        self.stage.finish(self.language, "mkdocs")
+        self.stage.finish(self.language, "mkdocs", purge=False)
 
     def changes(self) -> tuple[str, set[str]]:
         """What changed since the last look: ("code" | "config" | "database" | "pages",

@@ -82,6 +82,19 @@ def command_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
     return "\n".join(lines)
 
 
+def footprint_text(db: Database, res: Resolution, lang: str) -> str:
+    """The accelerators the command takes, "16 GPUs: 2×8", from the cell's GPUs per node
+    (its platform's unless the recipe uses fewer) × its nodes; then the platform's memory per
+    GPU. The Playground's header prints the same (``render.js`` footprintText)."""
+    platform = db.platforms[res.hw]
+    kind = "ui.footprint.npu" if platform.vendor.value == "huawei" else "ui.footprint"
+    out = db.t(lang, kind, total=str(res.nodes * res.gpus_per_node), nodes=str(res.nodes),
+               per_node=str(res.gpus_per_node))
+    if platform.hbm_gb:
+        out += " · " + db.t(lang, "ui.hbm", gb=str(platform.hbm_gb))
+    return out
+
+
 def router_text(res: Resolution) -> str | None:
     if res.router is None:
         return None

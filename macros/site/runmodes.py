@@ -77,9 +77,20 @@ def docker_options(db: Database, res: Resolution) -> list[str]:
     return lines
 
 
+def install_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+    """Where no image is published for the selection (the Python form only): why, the model's
+    install commands for it (``model.yaml`` ``install``), then the server command."""
+    lines = [f"# {part}".rstrip() for part in render.wrap(db.t(lang, "ui.run.no-image", model))]
+    return "\n".join(lines + list(res.install) + [""] +
+                     [render.command_text(db, model, res, lang)])
+
+
 def docker_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
     """The server command as the image of the selection runs it (``docker run … IMAGE
-    sglang serve …``), under the same hint comments as the command."""
+    sglang serve …``), under the same hint comments as the command; where no image is
+    published, the install route instead (``install_text``), never a made-up image."""
+    if res.docker_image is None:
+        return install_text(db, model, res, lang)
     body = ["docker run"] + [render.INDENT + line for line in docker_options(db, res)]
     body += [render.INDENT + word(res.docker_image), render.INDENT + res.program]
     body += [render.INDENT * 2 + f.text() for f in res.flags]
@@ -104,8 +115,9 @@ def literal(value, python: bool = False) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _job_body(model: Model, res: Resolution) -> dict:
-    return {"model": res.model_name, **model.info.request.body}
+def _job_body(model: Model, res: Resolution, task: str | None = None) -> dict:
+    """The job ``task`` submits (None: the selection's own request), with the served name."""
+    return {"model": res.model_name, **model.info.request.body_of(task or res.request)}
 
 
 # The chat endpoint of the OpenAI-compatible server an LLM's smoke test sends to.
@@ -119,13 +131,14 @@ def request_url(db: Database, model: Model, res: Resolution) -> str:
     return f"http://{HOST}:{client_port(db, model, res)}{path}"
 
 
-def curl_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+def curl_text(db: Database, model: Model, res: Resolution, lang: str,
+              task: str | None = None) -> str:
     """One chat request to the server (the router for a PD server) with the served name; for a
     diffusion model, the job its request submits (``model.yaml`` ``request``)."""
     if model.info.request is not None:
         lines = [f"curl -sS -X POST {quote(request_url(db, model, res))}",
                  f"{render.INDENT}-H {quote('Content-Type: application/json')}",
-                 f"{render.INDENT}-d {quote(literal(_job_body(model, res)))}"]
+                 f"{render.INDENT}-d {quote(literal(_job_body(model, res, task)))}"]
         return "\n".join([line + " \\" for line in lines[:-1]] + [lines[-1]])
     url = request_url(db, model, res)
     body = (f'{{"model": {json.dumps(res.model_name, ensure_ascii=False)}, "messages": '
@@ -135,11 +148,12 @@ def curl_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
     return "\n".join([line + " \\" for line in lines[:-1]] + [lines[-1]])
 
 
-def python_text(db: Database, model: Model, res: Resolution, lang: str) -> str:
+def python_text(db: Database, model: Model, res: Resolution, lang: str,
+                task: str | None = None) -> str:
     """The same request through the OpenAI Python client; for a diffusion model's job, with
     the standard library: submit, poll until it is done, download what it made."""
     if model.info.request is not None:
-        body = _job_body(model, res)
+        body = _job_body(model, res, task)
         return "\n".join([
             "import json",
             "import time",

@@ -113,15 +113,30 @@ def selection_of(model: Model, res: Resolution) -> Selection:
     return Selection.flat(model, {**res.match, **picks}, res.avg_len)
 
 
+def chosen_release(res: Resolution) -> str | None:
+    """The release the reader chose for the selection (``--sglang``, the Playground's release
+    select), or None where it is the image's own: every server of its files is spelt for it."""
+    return res.sglang if res.sglang != res.sglang_default else None
+
+
+def release_texts(db: Database, model: Model, res: Resolution, lang: str) -> list[str]:
+    """What the command says of a chosen release (the release it is written for and the image
+    it runs in), for a file's header."""
+    return [render.text(db, model, c.text, lang) for c in res.caveats
+            if c.kind == "release" and c.flag is None]
+
+
 def pd_pair(db: Database, model: Model, res: Resolution, release: str | None = None
             ) -> dict[str, Resolution]:
     """The prefill and decode servers of a PD selection: this one, and the first option of the
     keys the other server's ``when`` reads that makes the same selection the other server
-    (none on hardware without a cell for the other role: that server is the reader's)."""
+    (none on hardware without a cell for the other role: that server is the reader's), spelt
+    for the release chosen for this one (``release``, else the one ``res`` was spelt for)."""
     from macros.engine.resolve import resolve
 
     if res.pd is None:
         return {}
+    release = release or chosen_release(res)
     other = "decode" if res.pd == "prefill" else "prefill"
     pair = {res.pd: res}
     sel = selection_of(model, res)

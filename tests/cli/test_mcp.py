@@ -62,6 +62,11 @@ def test_mcp_server_answers_as_the_cli_does(db, cli):
             release = answers["options"]["releases"][0]
             answers["release"] = _text(await client.call_tool("command", {
                 "model": picks[0][0], "selection": picks[0][1], "release": release}))
+            for model_id, flat in picks[1:2]:  # a PD or multi-node one: files follow it too
+                for fmt in ("config", "compose", "k8s"):
+                    answers[("release", fmt)] = _text(await client.call_tool("command", {
+                        "model": model_id, "selection": flat, "format": fmt,
+                        "release": release}))
             answers["bad"] = await client.call_tool("command", {"model": "no-such-model"})
             answers["check"] = json.loads(_text(await client.call_tool("check", {
                 "command": "sglang serve --model-path x --tp-size 0 --no-such-flag"})))
@@ -90,6 +95,12 @@ def test_mcp_server_answers_as_the_cli_does(db, cli):
     sets = [a for k, v in picks[0][1].items() for a in ("--set", f"{k}={v}")]
     want = cli("command", picks[0][0], *sets, "--sglang", release).out
     assert answers["release"].rstrip("\n") == want.rstrip("\n")
+    for model_id, flat in picks[1:2]:
+        sets = [a for k, v in flat.items() for a in ("--set", f"{k}={v}")]
+        for fmt in ("config", "compose", "k8s"):
+            want = cli("command", model_id, *sets, "--as", fmt, "--sglang", release).out
+            got = answers[("release", fmt)]
+            assert got.rstrip("\n") == want.rstrip("\n") and f"sglang {release}" in got, fmt
     assert answers["bad"].is_error
     assert "no-such-model" in _text_any(answers["bad"]) and MODELS[0] in _text_any(answers["bad"])
     want = cli("check", "--format", "json", "--",

@@ -96,7 +96,7 @@ def test_a_pending_result_with_numbers_or_a_run_is_a_load_error(recipes_copy, db
 @pytest.mark.parametrize("model_id", BENCHMARKED)  # models with a benchmarks.yaml
 def test_a_result_with_no_numbers_that_is_not_pending_says_how_to_mark_it(recipes_copy, model_id):
     edit_yaml(recipes_copy / model_id / "benchmarks.yaml", lambda d: d["results"][0].update(
-        rows=[], accuracy=[]))
+        rows=[], accuracy=[], measured=[]))
     with pytest.raises(RecipeError) as exc:
         load_database(recipes_copy)
     assert any("'pending: true'" in p.message for p in exc.value.problems)

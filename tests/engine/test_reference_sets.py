@@ -62,6 +62,23 @@ def test_a_reference_recipe_has_the_upstream_status_and_node_count(model_id, ref
     assert res.model_name == ref["placeholders"]["MODEL_NAME"]
 
 
+@pytest.mark.parametrize("model_id,ref,recipe", [c for c in CASES if "gpus_per_node" in c.values[2]])
+def test_a_reference_recipe_takes_the_upstream_gpus_per_node(model_id, ref, recipe):
+    """The GPUs a node gives the recipe (a partial node: 4 of a B200 node's 8), where the
+    reference states them."""
+    res = _resolved(model_id, recipe)
+    assert (res.nodes, res.gpus_per_node) == (recipe["nodes"], recipe["gpus_per_node"])
+
+
+@pytest.mark.parametrize("model_id,ref,recipe", [c for c in CASES if "image" in c.values[2]])
+def test_a_reference_recipe_runs_the_upstream_image_or_none(model_id, ref, recipe):
+    """The image upstream publishes for the recipe, or none (null: the Python form only, whose
+    docker text is the install route and never a made-up image)."""
+    res = _resolved(model_id, recipe)
+    assert res.docker_image == recipe["image"]
+    assert (res.install != []) == (recipe["image"] is None)
+
+
 @pytest.mark.parametrize("model_id,ref", [pytest.param(m, r, id=m) for m, r in _references()])
 def test_a_model_with_a_reference_has_no_cell_the_reference_lacks(model_id, ref):
     model = cached_database().model(model_id)

@@ -132,7 +132,9 @@ def test_the_default_is_the_cells_release_and_a_choice_names_the_image_it_is_not
         chosen = resolve(db, sel, release=other)
         assert (chosen.sglang, chosen.sglang_default) == (other, res.sglang)
         said = [c for c in chosen.caveats if c.text.id.startswith("release.chosen")]
-        assert len(said) == 1 and said[0].text.fields["image"] == res.docker_image
+        assert len(said) == 1 and said[0].text.fields.get("image") == res.docker_image
+        # no image published: the caveat says to install the release, naming no image
+        assert (said[0].text.id == "release.chosen.install") == (res.docker_image is None)
 
 
 def test_the_cli_spells_the_command_for_the_release_and_refuses_an_unknown_one(cli, db):

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compose } from '../../overrides/assets/recipes/playground/resolve.js';
 import { recordFields } from '../../overrides/assets/recipes/playground/records.js';
-import { commandText, curlText, dockerText, pythonText, routerText, text } from '../../overrides/assets/recipes/playground/render.js';
+import { commandText, curlText, dockerText, footprintText, pythonText, routerText, text } from '../../overrides/assets/recipes/playground/render.js';
 
 const [enPath, koPath, selPath, outPath] = process.argv.slice(2);
 if (!outPath) {
@@ -40,6 +40,8 @@ const out = selections.map((sel) => {
       sglang: res.sglang,
       calculations: res.calculations.map((c) => [c.id, c.pins, c.value, c.reason ? c.reason.id : null]),
       nodes: res.nodes,
+      footprint_en: footprintText(en, res),
+      footprint_ko: footprintText(ko, resKo),
       rules: [...new Set(res.diagnostics.map((d) => d.rule))].sort(),
       diagnostics_en: res.diagnostics.map((d) => [d.severity, d.rule, text(en, d.message)]),
       diagnostics_ko: resKo.diagnostics.map((d) => [d.severity, d.rule, text(ko, d.message)]),

@@ -70,6 +70,7 @@ class Tab:
         page = page or self.new_page()
         page.goto(self.base + page_of(lang, model_id) + hash_)
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        settled(page)
         return page
 
 
@@ -114,10 +115,24 @@ def unfold(page, selector: str) -> None:
         if (d && !d.open) d.querySelector('summary').click(); }""", selector)
 
 
+def settled(page) -> None:
+    """Wait until every Playground has written its selection into the address (ui.js writes it
+    once the click's frame is painted)."""
+    page.wait_for_function("() => [...document.querySelectorAll('.recipe-playground')]"
+                           ".every(r => !r.playground || !r.playground.pendingHash)", timeout=5000)
+
+
 def click(page, axis: str, option: str) -> None:
+    """Pick ``option`` as a reader does: a click on its button, or a long setting's drop-down
+    list (ui.js LONG_ROW) set to it."""
     selector = f'[data-axis="{axis}"] [data-option="{option}"]'
     unfold(page, selector)
-    page.click(selector)
+    listed = page.locator(f'[data-axis="{axis}"] select.rp-select--options')
+    if listed.count():
+        listed.select_option(option)
+    else:
+        page.click(selector)
+    settled(page)
 
 
 def pressed(page) -> dict[str, str]:
@@ -127,7 +142,9 @@ def pressed(page) -> dict[str, str]:
         for (const g of document.querySelectorAll('.recipe-playground [data-axis]')) {
             if (g.hidden) continue;
             const b = g.querySelector('[data-option][aria-pressed="true"]');
+            const list = g.querySelector('select.rp-select--options');
             if (b) out[g.dataset.axis] = b.dataset.option;
+            else if (list) out[g.dataset.axis] = list.value;
         }
         return out;
     }""")
@@ -233,9 +250,23 @@ def test_hash_round_trip(tab, cli):
     other = tab.new_page()
     other.goto(url)
     other.wait_for_selector(".recipe-playground[data-mounted=ready]")
+    settled(other)
     assert pressed(other) == pressed(page)
     assert text_of(other, "command") == command
     assert hash_of(other.url) == state
+
+
+def test_a_heading_link_followed_right_after_a_click_keeps_its_anchor(tab):
+    """A click's selection reaches the address once its frame is painted (ui.js scheduleHash);
+    a heading's link the reader follows before that keeps its own anchor."""
+    page = tab.open("en", "#hw=b300&role=unified&strategy=balanced&spec=dspark")
+    page.evaluate("""() => {
+        document.querySelector('[data-axis="spec"] button[data-option="none"]').click();
+        location.hash = '#benchmarks';
+    }""")
+    settled(page)
+    assert urlsplit(page.url).fragment == "benchmarks"
+    assert pressed(page)["spec"] == "none"
 
 
 def test_impossible_hash_snaps_to_a_valid_selection(tab, cli):
@@ -292,6 +323,7 @@ def test_the_calculated_value_follows_the_average_request_length(tab, cli):
     assert calc["text"] != before
     assert f"{calc['pins']} {calc['text']} \\" in text_of(page, "command")
     assert text_of(page, "command") == want["command"]
+    settled(page)
     assert hash_of(page.url)["avg_len"] == "2048"
     # Where the calculator does not apply, its panel says why.
     page.goto(tab.base + page_of("en") + "#hw=a3")
@@ -596,10 +628,10 @@ def test_the_gpu_count_is_the_cells_nodes_times_its_gpus_per_node(tab, db, lang)
         for cell in (model.cells[0], model.cells[-1]):
             page = tab.open(lang, "#" + urlencode(cell.match), model_id=model_id)
             p = db.platforms[cell.match["hw"]]
-            total = str(cell.nodes * p.gpus_per_node)
+            per = cell.gpus_per_node or p.gpus_per_node  # a partial node's own count
             kind = "ui.footprint.npu" if p.vendor == "huawei" else "ui.footprint"
-            want = db.t(lang, kind, total=total, nodes=str(cell.nodes),
-                        per_node=str(p.gpus_per_node))
+            want = db.t(lang, kind, total=str(cell.nodes * per), nodes=str(cell.nodes),
+                        per_node=str(per))
             page.wait_for_function("(w) => document.querySelector('[data-testid=footprint]')"
                                    ".textContent.startsWith(w)", arg=want, timeout=5000)
 
@@ -614,23 +646,43 @@ _CLICKS = [("hw", "h200"), ("role", "decode"), ("strategy", "balanced"), ("hw", 
 @pytest.mark.parametrize("viewport", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
 def test_after_every_click_the_commands_top_edge_is_on_screen(browser, site, lang, viewport):
     """Desktop: the output stays in view beside the selectors. Phone: the output follows the
-    Deploy card, and a click whose command is off screen brings its top edge back. Pictures of
-    the Playground after the clicks are saved."""
+    Deploy card and a tap keeps the tapped option where it is; a tap that leaves the command off
+    the screen shows a bar saying the command changed, whose Copy copies it and whose button
+    brings the command's top edge back (the bar then goes). Pictures after the clicks are saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     width, height = viewport
     context = browser.new_context(viewport={"width": width, "height": height})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    top_js = "() => document.querySelector('.rp-block--command').getBoundingClientRect().top"
     try:
         page = context.new_page()
         page.goto(site + page_of(lang))
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        header = page.evaluate("() => document.querySelector('.md-header')"
+                               ".getBoundingClientRect().bottom")
+        jump, jumped = page.locator('[data-testid="jump"]'), 0
         for axis, option in _CLICKS:
             click(page, axis, option)  # the Playground updates within the click's handler
             assert pressed(page)[axis] == option
-            top = page.evaluate("() => document.querySelector('.rp-block--command')"
-                                ".getBoundingClientRect().top")
-            header = page.evaluate("() => document.querySelector('.md-header')"
-                                   ".getBoundingClientRect().bottom")
-            assert header <= top < height - 40, (axis, option, top)
+            top = page.evaluate(top_js)
+            if width > 1000:
+                assert header <= top < height - 40, (axis, option, top)
+                assert not jump.is_visible()
+                continue
+            if header <= top < height - 40:
+                assert not jump.is_visible(), (axis, option, top)
+                continue
+            assert jump.is_visible(), (axis, option, top)
+            jump.locator('[data-testid="jump-copy"]').click()
+            page.wait_for_function("() => document.querySelector('[data-testid=jump-copy]')"
+                                   ".classList.contains('rp-copied')", timeout=5000)
+            assert page.evaluate("navigator.clipboard.readText()") == text_of(page, "command")
+            jump.locator('[data-testid="jump-show"]').click()
+            page.wait_for_timeout(200)
+            assert header <= page.evaluate(top_js) < height - 40, (axis, option)
+            assert not jump.is_visible()
+            jumped += 1
+        assert width > 1000 or jumped, "no tap on the phone left the command off the screen"
         name = "desktop" if width > 1000 else "phone"
         page.screenshot(path=str(SCREENS / f"playground-after-clicks.{name}.{lang}.png"))
     finally:

@@ -79,3 +79,39 @@ def test_each_format_copies_and_downloads_what_the_cli_prints(site, db, cli):
                         assert note.count() == 0
         context.close()
         assert not errors, errors
+
+
+def test_deploy_as_follows_the_release_select(site, db, cli):
+    """The release chosen in the URL (``sglang=``, the release select) reaches "Deploy as":
+    the Compose and Kubernetes files Copy gives are what ``recipes command --as … --sglang``
+    prints, and a file written for another release names it."""
+    model_id, flat = _picks(db)[0]
+    res = next(r for f, r in resolve_all(db, model_id) if f == flat)
+    release = next(v for v in db.releases.order if v != res.sglang_default)
+    sets = [a for k, v in flat.items() for a in ("--set", f"{k}={v}")]
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{site}/models/{model_id}/#{urlencode({**flat, 'sglang': release})}")
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+        assert page.input_value('[data-testid="sglang"]') == release
+        for fmt in ("compose", "k8s"):
+            page.click(f'[data-deploy-format="{fmt}"]')
+            got = cli("command", model_id, *sets, "--as", fmt, "--sglang", release,
+                      "--format", "json").json()
+            want = [f["text"] for f in got["files"]]
+            assert all(f"sglang {release}" in text for text in want)
+            blocks = page.locator('[data-testid="deploy-file"]')
+            assert blocks.count() == len(want), fmt
+            for i, text in enumerate(want):
+                blocks.nth(i).locator('[data-copy="deploy"]').click()
+                page.wait_for_function(
+                    "(i) => document.querySelectorAll('[data-testid=deploy-file]')[i]"
+                    ".querySelector('[data-copy=deploy]').classList.contains('rp-copied')",
+                    arg=i, timeout=5000)
+                assert page.evaluate("() => navigator.clipboard.readText()") == text, (fmt, i)
+        context.close()
+    assert not errors, errors

@@ -1,6 +1,7 @@
 """The Playground's deployment files (playground/deploy.js) are the Python's (macros/site/
 deploy.py, kube.py) byte for byte: every PD and multi-node selection of every model and a
-spread of the others, in both languages, each format with its placeholders."""
+spread of the others, in both languages, each format with its placeholders; a spread of them
+again with a release chosen in the release select."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from macros.engine.resolve import resolve
+from macros.engine.selection import Selection
 from macros.engine.selections import resolve_all
 from macros.site import deploy
 from macros.site.export import export_model
@@ -45,6 +48,15 @@ def test_playground_writes_the_deployment_files_python_writes(db, model_id, tmp_
         paths[lang].write_text(json.dumps(export_model(db, model_id, lang), ensure_ascii=False),
                                encoding="utf-8")
     batch = _batch(db, model_id)
+    # the same files for a release the reader chose (the release select, sglang= in the URL):
+    # the oldest release other than the image's, every server spelt for it
+    chosen = []
+    for flat, res in batch[:: max(1, len(batch) // 12)]:
+        release = next(v for v in db.releases.order if v != res.sglang_default)
+        chosen.append(({**flat, "sglang": release}, resolve(
+            db, Selection.flat(model, flat, res.avg_len), release=release)))
+    assert any(res.sglang != res.sglang_default for _, res in chosen)
+    batch += chosen
     sels = tmp_path / "selections.json"
     sels.write_text(json.dumps([flat for flat, _ in batch]), encoding="utf-8")
     out = tmp_path / "out.json"

@@ -68,6 +68,8 @@ def _expected(db, model_id: str, selection: dict, res=None) -> dict:
         "calculations": [[c.id, c.pins, c.value, c.reason.id if c.reason else None]
                          for c in res.calculations],
         "nodes": res.nodes,
+        "footprint_en": render.footprint_text(db, res, "en"),
+        "footprint_ko": render.footprint_text(db, res, "ko"),
         "rules": sorted({d.rule for d in res.diagnostics}),
         "diagnostics_en": [[d.severity.value, d.rule, render.diagnostic_text(db, model, d, "en")]
                            for d in res.diagnostics],

@@ -88,10 +88,26 @@ _SCROLLERS = """root => {
 
 
 def _click_second(page, axis: str) -> None:
-    """Click the first enabled option of ``axis`` that is not picked."""
-    page.locator(f'.rp-axis[data-axis="{axis}"] .rp-option:not([aria-pressed="true"])'
-                 ':not([aria-disabled="true"])').first.click()
+    """Pick the first enabled option of ``axis`` that is not picked: a click on its button, or
+    in a long setting's drop-down list."""
+    listed = page.locator(f'.rp-axis[data-axis="{axis}"] select')
+    if listed.count():
+        listed.select_option(listed.evaluate(
+            "s => [...s.options].find(o => !o.disabled && !o.hidden && !o.selected).value"))
+    else:
+        page.locator(f'.rp-axis[data-axis="{axis}"] .rp-option:not([aria-pressed="true"])'
+                     ':not([aria-disabled="true"])').first.click()
     page.wait_for_timeout(300)
+
+
+def _finer(page, tap: bool = False) -> str:
+    """Open "More settings" as a reader would; the selector of the cards whose options the
+    reader then works through (the Deploy card for a model without cards, MiniMax-H3's)."""
+    more = page.locator('[data-testid="more"] > summary')
+    if not more.count():
+        return ".rp-card--deploy"
+    more.tap() if tap else more.click()
+    return ".rp-more"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -103,8 +119,8 @@ def test_on_a_desktop_nothing_in_the_output_scrolls_and_the_command_stays_in_vie
         root = page.locator(".recipe-playground")
         _click_second(page, "hw")
         assert root.evaluate(_SCROLLERS) == []
-        page.locator('[data-testid="more"] > summary').click()
-        last = page.locator(".rp-more .rp-option:not([aria-disabled=true]):visible").last
+        scope = _finer(page)
+        last = page.locator(f"{scope} .rp-option:not([aria-disabled=true]):visible").last
         last.scroll_into_view_if_needed()
         last.click()
         page.wait_for_timeout(300)
@@ -129,8 +145,8 @@ def test_on_a_phone_a_tap_keeps_the_tapped_option_on_screen_and_tips_stay_inside
         browser, site, model_id, lang):
     context, page, _, errors = _open(browser, site, page_of(lang, model_id), viewport=PHONE)
     try:
-        page.locator('[data-testid="more"] > summary').tap()
-        options = page.locator(".rp-more .rp-option:not([aria-disabled=true]):visible"
+        scope = _finer(page, tap=True)
+        options = page.locator(f"{scope} .rp-option:not([aria-disabled=true]):visible"
                                ":not([aria-pressed=true])")
         assert options.count() > 0
         handles = options.element_handles()  # once: probing greys options as it goes
@@ -145,6 +161,14 @@ def test_on_a_phone_a_tap_keeps_the_tapped_option_on_screen_and_tips_stay_inside
             after = option.bounding_box()
             assert abs(after["y"] - before["y"]) <= 2, (before, after)
             assert 0 <= after["y"] <= PHONE["height"] - after["height"]
+        for listed in page.locator(".rp-card--deploy select.rp-select--options").all():
+            listed.scroll_into_view_if_needed()  # a long setting: its list stays where it was
+            before = listed.bounding_box()
+            listed.select_option(listed.evaluate(
+                "s => [...s.options].filter(o => !o.disabled && !o.hidden && !o.selected).pop().value"))
+            page.wait_for_timeout(300)
+            after = listed.bounding_box()
+            assert abs(after["y"] - before["y"]) <= 2, (before, after)
         width = page.evaluate("document.documentElement.scrollWidth")
         greyed = page.locator('.rp-option[aria-disabled="true"]')
         for i in range(min(greyed.count(), 12)):
@@ -320,3 +344,66 @@ def test_no_icon_is_drawn_over_code_or_a_label(browser, site, model_id, lang, vi
             assert not errors
         finally:
             context.close()
+
+
+_COLUMNS = """() => {
+  // how many monospace columns the command box shows on one line, and the lines of at most 80
+  // columns that the box wraps all the same
+  const code = document.querySelector('.rp-block--command code');
+  const probe = document.createElement('span');
+  probe.style.whiteSpace = 'pre';
+  probe.textContent = 'x'.repeat(100);
+  code.appendChild(probe);
+  const column = probe.getBoundingClientRect().width / 100;
+  probe.remove();
+  const s = getComputedStyle(code);
+  const inner = code.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  const wrapped = [];
+  const node = code.firstChild, text = node ? node.data : '';
+  let start = 0;
+  const wide = c => [[0x1100, 0x115F], [0x2E80, 0xA4CF], [0xAC00, 0xD7A3], [0xF900, 0xFAFF],
+    [0xFE30, 0xFE4F], [0xFF00, 0xFF60], [0xFFE0, 0xFFE6]].some(([a, b]) => c >= a && c <= b);
+  const width = line => [...line].reduce((n, ch) => n + (wide(ch.codePointAt(0)) ? 2 : 1), 0);
+  for (const line of text.split('\\n')) {
+    if (line.length && width(line) <= 80) {
+      const range = document.createRange();
+      range.setStart(node, start); range.setEnd(node, start + line.length);
+      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) wrapped.push(line);
+    }
+    start += line.length + 1;
+  }
+  return {columns: Math.floor(inner / column), wrapped};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_command_box_shows_80_columns_at_1440_px(browser, site, model_id, lang):
+    """A desktop of 1440 px: the command beside the selectors shows 80 columns, so no line of
+    the command (comments are wrapped at 80 by the engine) wraps a second time in the box."""
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id))
+    try:
+        seen = page.evaluate(_COLUMNS)
+        assert seen["columns"] >= 80 and seen["wrapped"] == [], seen
+        assert not errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_on_a_phone_the_matrix_shows_every_cells_status(browser, site, db, model_id, lang):
+    """The deployment matrix at 390 px: every cell's status badge is inside the screen's width
+    (not in a column scrolled off to the right), one per cell."""
+    context, page, _, errors = _open(browser, site, page_of(lang, model_id), viewport=PHONE,
+                                     ready=False)
+    try:
+        badges = page.locator(".recipe-matrix .recipe-badge")
+        assert badges.count() == len(db.model(model_id).cells)
+        for i in range(badges.count()):
+            box = badges.nth(i).bounding_box()
+            assert box and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"], (i, box)
+        assert not errors
+    finally:
+        context.close()

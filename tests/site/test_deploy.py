@@ -31,6 +31,8 @@ from macros.engine.check import check_text
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
 from macros.engine.flags import Flag, split_words
+from macros.engine.resolve import resolve
+from macros.engine.selection import Selection
 from macros.engine.selections import resolve_all
 from macros.site import deploy, kube, runmodes
 
@@ -370,6 +372,9 @@ def test_compose_validates_and_maps_back(db, model_id, distinct):
     validator = _compose_validator()
     shapes: set[str] = set()
     for flat, res in distinct:
+        if res.docker_image is None:  # no image published: no container file at all
+            assert deploy.files(db, model, res, "compose", "en") == [], flat
+            continue
         f = deploy.files(db, model, res, "compose", "en")[0]
         data = _load(f.text)
         shape = json.dumps(_shape(data), sort_keys=True)
@@ -450,6 +455,9 @@ def test_kubernetes_validates_and_maps_back(db, model_id, distinct, k8s_validate
     model = db.model(model_id)
     lws_vars = {"$(LWS_LEADER_ADDRESS)", "$(LWS_WORKER_INDEX)", "$(POD_IP)"}
     for flat, res in distinct:
+        if res.docker_image is None:  # no image published: no container file at all
+            assert deploy.files(db, model, res, "k8s", "en") == [], flat
+            continue
         f = deploy.files(db, model, res, "k8s", "en")[0]
         docs = [d for d in yaml.load_all(f.text, Loader=_LOADER) if d is not None]
         for doc in docs:
@@ -573,6 +581,111 @@ def test_lws_schema_refuses_what_the_crd_refuses(k8s_validate, case):
         at[path[-1]] = value
     with pytest.raises((AssertionError, kubernetes_validate.ValidationError)):
         k8s_validate(doc)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_manifests_names_are_hardware_yaml_data(recipes_copy, db, model_id):
+    """The cache claim (name, size, access), the token's Secret and the device plugin's
+    resource (a platform's own before its vendor's) come from hardware.yaml: changed there,
+    changed in every manifest."""
+    def change(d):
+        d["containers"]["kubernetes"] = {"cache_claim": "model-store", "cache_size": "5Ti",
+                                         "cache_access": "ReadWriteOnce",
+                                         "token_secret": "hub-token"}
+        for p in d["platforms"]:
+            p["resource"] = f"example.com/{p['id']}"
+    edit_yaml(recipes_copy / "catalog" / "hardware.yaml", change)
+    copy = load_database(recipes_copy)
+    model = copy.model(model_id)
+    flat, res = next(iter(resolve_all(copy, model_id)))
+    docs = [d for d in yaml.safe_load_all(deploy.files(copy, model, res, "k8s", "en")[0].text)
+            if d]
+    claim = next(d for d in docs if d["kind"] == "PersistentVolumeClaim")
+    assert claim["metadata"]["name"] == "model-store"
+    assert claim["spec"] == {"accessModes": ["ReadWriteOnce"],
+                             "resources": {"requests": {"storage": "5Ti"}}}
+    text = json.dumps(docs)
+    assert '"claimName": "model-store"' in text and "huggingface-cache" not in text
+    assert '"name": "hub-token"' in text or "--env" not in " ".join(copy.containers.cache)
+    pods = _pods(docs)
+    limits = [p["spec"]["containers"][0].get("resources", {}).get("limits") for p in
+              pods.values()]
+    assert {k for lim in limits if lim for k in lim} == {f"example.com/{res.hw}"}
+
+
+# --- a release the reader chose -----------------------------------------------------------------
+
+def _release_pick(db, model_id):
+    """A PD selection with both servers, else a multi-node one, else the first; and the oldest
+    release other than its image's."""
+    model = db.model(model_id)
+    walked = list(resolve_all(db, model_id))
+    flat, res = next(((f, r) for f, r in walked if r.pd and len(deploy.groups(
+        db, model, r)) == 2), None) or next(((f, r) for f, r in walked if r.nodes > 1),
+                                            walked[0])
+    release = next(v for v in db.releases.order if v != res.sglang_default)
+    return flat, res, release
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_files_follow_the_release_chosen(db, cli, model_id):
+    """With a release chosen (--sglang, the Playground's release select) every server of every
+    file is spelt for it and runs in its image (the vendor's release_image, else the recipe's),
+    as the command's docker line does; each file's header says so; the CLI prints the same."""
+    model = db.model(model_id)
+    flat, res, release = _release_pick(db, model_id)
+    chosen = resolve(db, Selection.flat(model, flat, res.avg_len), release=release)
+    vendor = db.containers.vendors[db.platforms[res.hw].vendor.value]
+    image = vendor.release_image.replace("{release}", release) if vendor.release_image else \
+        res.docker_image
+    assert chosen.docker_image == image and image in runmodes.docker_text(db, model, chosen, "en")
+    groups = deploy.groups(db, model, chosen)
+    assert groups and all(g.res.sglang == release and g.res.docker_image == image
+                          for g in groups)
+    sets = [a for k, v in flat.items() for a in ("--set", f"{k}={v}")]
+    for fmt in deploy.FORMATS:
+        files = deploy.files(db, model, chosen, fmt, "en")
+        head = " ".join(line[2:] for f in files for line in f.text.splitlines()
+                        if line.startswith("# "))
+        assert f"sglang {release}, the release you chose" in head, fmt
+        out = cli("command", model_id, *sets, "--sglang", release, "--as", fmt,
+                  "--format", "json")
+        assert [f["text"] for f in out.json()["files"]] == [f.text for f in files], fmt
+        if fmt == "compose":
+            services = _load(files[0].text)["services"]
+            for g in groups:
+                for name in deploy.service_names(g):
+                    assert services[name]["image"] == image
+                    assert [w.replace("$$", "$") for w in services[name]["command"]] == [
+                        deploy.fill(w, deploy.fills(db, g.role, i if g.res.nodes > 1 else None,
+                                                    deploy.hosts_for(db, g.role)))
+                        for i in [deploy.service_names(g).index(name)]
+                        for w in deploy.server_words(g.res)]
+        if fmt == "k8s":
+            pods = _pods([d for d in yaml.safe_load_all(files[0].text) if d])
+            assert {p["spec"]["containers"][0]["image"] for n, p in pods.items()
+                    if not n.endswith("-router")} == {image}
+        if fmt == "config":
+            words, _, _ = _read_back(db.serving(model), chosen, files)
+            assert Counter(map(tuple, _flags_of(words))) == Counter(
+                (f.name, *f.values) for f in chosen.flags)
+
+
+def test_a_release_image_is_one_the_checker_reads_as_that_release(db):
+    """The data's release images are images ``recipes check`` takes for the release they name
+    (no docker.foreign-image), so the docker line of a chosen release checks clean of it."""
+    for model_id in MODELS:
+        flat, res, release = _release_pick(db, model_id)
+        vendor = db.containers.vendors[db.platforms[res.hw].vendor.value]
+        if not vendor.release_image:
+            continue
+        model = db.model(model_id)
+        chosen = resolve(db, Selection.flat(model, flat, res.avg_len), release=release)
+        text = runmodes.docker_text(db, model, chosen, "en")
+        rules = {f.rule for f in check_text(db, text, model_id=model_id, **flat)}
+        assert "docker.foreign-image" not in rules, (model_id, release)
+        return
+    pytest.skip("no model has a selection on a vendor with a release image")
 
 
 # --- a model's own docker options (docker_images args) ------------------------------------------

@@ -46,11 +46,25 @@ PLATFORM_CELLS = _one_cell_per_platform()
 IDS = [f"{m}-{'-'.join(c.values())}" for m, c in PLATFORM_CELLS]
 
 
-def _every_cell():
+def _has_image(model_id: str, match: dict) -> bool:
+    """An image is published for the cell; where none is, its docker text is the install
+    route (tests/engine/test_python_only.py), with no docker line to test here."""
     from macros.engine.database import cached_database
 
     db = cached_database()
-    return [(m, dict(c.match)) for m in MODELS for c in db.model(m).cells]
+    return resolve(db, Selection.flat(db.model(model_id), match)).docker_image is not None
+
+
+IMAGED = [(m, c) for m, c in PLATFORM_CELLS if _has_image(m, c)]
+IMAGED_IDS = [f"{m}-{'-'.join(c.values())}" for m, c in IMAGED]
+
+
+def _every_cell(imaged: bool = False):
+    from macros.engine.database import cached_database
+
+    db = cached_database()
+    return [(m, dict(c.match)) for m in MODELS for c in db.model(m).cells
+            if not imaged or _has_image(m, dict(c.match))]
 
 
 def _option(text: str) -> str:
@@ -63,7 +77,7 @@ def _docker_lines(text: str) -> list[str]:
             if not line.startswith("#")]
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_docker_line_carries_the_vendors_options_then_the_image_then_the_serve_command(
         db, model_id, match):
     model, res = _resolution(db, model_id, match)
@@ -80,7 +94,7 @@ def test_docker_line_carries_the_vendors_options_then_the_image_then_the_serve_c
     assert lines[image_at + 2:] == [f.text() for f in res.flags]
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_docker_line_maps_every_accelerator_device_a_vendor_names_one_by_one(
         db, model_id, match):
     model, res = _resolution(db, model_id, match)
@@ -96,7 +110,7 @@ def test_docker_line_maps_every_accelerator_device_a_vendor_names_one_by_one(
     assert run.per_device.replace("{index}", str(devices)) not in text
 
 
-@pytest.mark.parametrize("model_id,match", _every_cell())
+@pytest.mark.parametrize("model_id,match", _every_cell(imaged=True))
 def test_docker_line_publishes_the_port_of_a_one_node_server_and_shares_the_host_network_otherwise(
         db, model_id, match):
     model, res = _resolution(db, model_id, match)
@@ -111,7 +125,7 @@ def test_docker_line_publishes_the_port_of_a_one_node_server_and_shares_the_host
         assert published in options and host not in options
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_docker_line_passes_the_commands_environment_in_its_order(db, model_id, match):
     model, res = _resolution(db, model_id, match)
     lines = _docker_lines(runmodes.docker_text(db, model, res, "en"))
@@ -120,7 +134,7 @@ def test_docker_line_passes_the_commands_environment_in_its_order(db, model_id, 
     assert passed == [env_text(e) for e in res.env]
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_docker_line_keeps_the_home_folder_of_the_cache_mount_for_the_shell(db, model_id, match):
     model, res = _resolution(db, model_id, match)
     text = runmodes.docker_text(db, model, res, "en")
@@ -152,7 +166,7 @@ def test_curl_and_the_client_send_the_message_in_the_pages_language(db, model_id
     model = db.model(model_id)
     res = resolve(db, Selection.flat(model, model.cells[0].match))
     if model.info.request is not None:  # a job carries the model's declared body, no message
-        body = {"model": res.model_name, **model.info.request.body}
+        body = {"model": res.model_name, **model.info.request.body_of(res.request)}
         assert runmodes.curl_text(db, model, res, lang).splitlines()[-1] == \
             "  -d " + quote(runmodes.literal(body))
         return
@@ -193,7 +207,7 @@ def test_every_generated_docker_line_and_curl_request_checks_clean(db, model_id,
         == []
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_a_docker_line_may_start_the_server_as_python3_m_sglang_launch_server(
         db, model_id, match):
     model, res = _resolution(db, model_id, match)
@@ -208,7 +222,7 @@ def test_a_docker_line_may_start_the_server_as_python3_m_sglang_launch_server(
         == []
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_an_unknown_docker_option_is_an_error_with_the_nearest_one(db, model_id, match):
     model, res = _resolution(db, model_id, match)
     text = runmodes.docker_text(db, model, res, "en").replace("--shm-size", "--shm-sise", 1)
@@ -219,14 +233,14 @@ def test_an_unknown_docker_option_is_an_error_with_the_nearest_one(db, model_id,
                                        "'--shm-size'?")
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_an_image_the_model_does_not_name_is_an_error_listing_its_images(db, model_id, match):
     model, res = _resolution(db, model_id, match)
     text = runmodes.docker_text(db, model, res, "en").replace(
         f"  {res.docker_image} \\", f"  {res.docker_image}-foreign \\")
     found = [f for f in check_text(db, text, model_id=model_id, **_context(res))
              if f.rule == "docker.foreign-image"]
-    images = ", ".join(dict.fromkeys(r.image for r in model.info.docker_images))
+    images = ", ".join(dict.fromkeys(r.image for r in model.info.docker_images if r.image))
     assert [f.message for f in found] == [
         f"image {res.docker_image}-foreign is none of {model.info.name}'s docker_images "
         f"({images})"]
@@ -255,7 +269,7 @@ def test_the_serve_command_in_docker_is_judged_as_the_images_release(db, model_i
     assert found[0].message.startswith(f"unknown flag --tp-sizes for sglang {res.sglang} ")
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_a_docker_line_without_its_vendors_first_option_is_a_warning_naming_it(
         db, model_id, match):
     model, res = _resolution(db, model_id, match)
@@ -269,7 +283,7 @@ def test_a_docker_line_without_its_vendors_first_option_is_a_warning_naming_it(
                    f"(hardware.yaml containers.vendors.{platform.vendor.value})")]
 
 
-@pytest.mark.parametrize("model_id,match", PLATFORM_CELLS, ids=IDS)
+@pytest.mark.parametrize("model_id,match", IMAGED, ids=IMAGED_IDS)
 def test_docker_run_without_an_image_is_an_error(db, model_id, match):
     model, res = _resolution(db, model_id, match)
     text = runmodes.docker_text(db, model, res, "en").replace(
@@ -362,7 +376,9 @@ def test_run_modes_are_pip_docker_curl_and_python_tabs_with_checked_shell_blocks
     out = Site(db, lang).run_modes(model_id, **match)
     tabs = out.split('\n=== "')[1:]
     want = [("ui.run.pip", render.command_text(db, model, res, lang), "bash"),
-            ("ui.run.docker", runmodes.docker_text(db, model, res, lang), "bash"),
+            ("ui.run.docker", runmodes.docker_text(db, model, res, lang), "bash")
+            if res.docker_image is not None else  # none published: the install route
+            ("ui.run.install", runmodes.install_text(db, model, res, lang), "bash"),
             ("ui.run.curl", runmodes.curl_text(db, model, res, lang), "bash"),
             ("ui.run.python", runmodes.python_text(db, model, res, lang), "python")]
     titles = [html.unescape(t.split('"', 1)[0]) for t in tabs]

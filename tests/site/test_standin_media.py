@@ -32,8 +32,12 @@ def _post(url: str, body) -> tuple[int, dict]:
         return err.code, json.load(err)
 
 
-def _body(model, name: str) -> dict:
-    return {"model": name, **json.loads(json.dumps(model.info.request.body))}
+def _body(model, name: str, task: str | None = None) -> dict:
+    """A job for ``name``: the full body of ``task`` (None: the model's first kind of request,
+    or its body alone when it declares no kinds)."""
+    request = model.info.request
+    task = task or (request.tasks[0].id if request.tasks else None)
+    return {"model": name, **json.loads(json.dumps(request.body_of(task)))}
 
 
 def test_there_is_a_model_with_a_request_block():
@@ -104,3 +108,22 @@ def test_a_diffusion_model_without_its_request_block_is_reported(recipes_copy, m
     assert [p.message for p in exc.value.problems] == [
         "a model served by the diffusion CLI needs 'request': the request its server takes "
         "(kind video-job, endpoint, body)"]
+
+
+@pytest.mark.parametrize("model_id", JOBS)
+def test_every_kind_of_request_is_served_and_a_kind_none_declares_is_400(model_id):
+    """Each of the model's request kinds (``request.tasks``) is a job the stand-in takes; a
+    ``task`` no kind declares is refused, naming the declared ones."""
+    model = DB.model(model_id)
+    name = model.info.model_names[0].name
+    tasks = model.info.request.tasks or [None]
+    with StandInServer(served_models(DB)) as srv:
+        url = srv.url + model.info.request.endpoint
+        for task in tasks:
+            status, job = _post(url, _body(model, name, task.id if task else None))
+            assert (status, job["status"]) == (200, "completed"), (task, job)
+        named = sorted({str(t.body["task"]) for t in model.info.request.tasks
+                        if "task" in t.body})
+        if named:
+            status, error = _post(url, {**_body(model, name), "task": "no-such-task"})
+            assert status == 400 and ", ".join(named) in error["error"]["message"]

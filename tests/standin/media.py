@@ -2,7 +2,8 @@
 
 Owns the ``video-job`` request shape of ``model.yaml`` (``MediaRequest``): ``POST <endpoint>``
 submits a job whose body must carry ``model`` and every field of the declared body with a value
-of the same JSON kind (a number for a number, a list for a list …); ``GET <endpoint>/<id>`` is
+of the same JSON kind (a number for a number, a list for a list …), for a request with kinds
+(``tasks``) every field of one kind's full body (the kind its ``task`` field names); ``GET <endpoint>/<id>`` is
 the job (status ``completed``: the stand-in does the work at once); ``GET <endpoint>/<id>/content``
 is the file it made (a few fixed bytes of an MP4 header). A chat request to such a name, or a
 job for a name that serves chat, is refused as the real servers refuse them. Standard library
@@ -45,6 +46,22 @@ def body_errors(declared: dict[str, Any], body: Any) -> list[str]:
         elif isinstance(value, dict):
             errors += [f"{key}.{e}" for e in body_errors(value, body[key])]
     return errors
+
+
+def task_errors(request: dict[str, Any], body: Any) -> list[str]:
+    """Why ``body`` is none of the request's kinds (``tasks``: each the shared body with its
+    own fields, by its ``task`` field when the kinds name one), empty when it is one; a request
+    without kinds is its body alone."""
+    tasks = request.get("tasks") or []
+    if not tasks:
+        return body_errors(request["body"], body)
+    named = [t for t in tasks if isinstance(body, dict) and "task" in t["body"]
+             and t["body"]["task"] == body.get("task")]
+    if not named and isinstance(body, dict) and any("task" in t["body"] for t in tasks):
+        kinds = sorted({str(t["body"]["task"]) for t in tasks if "task" in t["body"]})
+        return [f"'task' must be one of {', '.join(kinds)} (got {body.get('task')!r})"]
+    found = [body_errors(t["body"], body) for t in (named or tasks)]
+    return [] if any(not e for e in found) else min(found, key=len)
 
 
 class Jobs:

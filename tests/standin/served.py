@@ -22,7 +22,9 @@ def served_models(db: Any) -> list[ServedModel]:
         info = model.info
         names = dict.fromkeys(rule.name for rule in info.model_names)
         if info.request is not None:  # a diffusion server: its media job, no chat
-            request = {"endpoint": info.request.endpoint, "body": dict(info.request.body)}
+            request = {"endpoint": info.request.endpoint, "body": dict(info.request.body),
+                       "tasks": [{"id": t.id, "body": info.request.body_of(t.id)}
+                                 for t in info.request.tasks]}
             out += [ServedModel(served_name=name, model=model.id, name=info.name, inputs=(),
                                 tool_calls=False, request=request, cli=info.cli) for name in names]
             continue

@@ -982,7 +982,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise _model_not_found(model)
         if not served.request or served.request["endpoint"] != endpoint:
             raise _bad_request(f"{model} does not serve {endpoint}", param="model")
-        errors = media.body_errors(served.request["body"], body)
+        errors = media.task_errors(served.request, body)
         if errors:
             raise _bad_request("; ".join(errors))
         self._send_json(200, owner.jobs.submit(model, endpoint))

@@ -19,6 +19,9 @@
     var target = event.target, link = target && target.closest && target.closest('a[data-recipes-lang]');
     if (!link) return;
     event.stopPropagation();
+    Array.prototype.forEach.call(document.querySelectorAll('.recipe-playground'), function (root) {
+      if (root.playground && root.playground.flushHash) root.playground.flushHash();  // a click's hash not yet in the address
+    });
     var href = link.getAttribute('href');
     if (href.indexOf('#') < 0 && location.hash) link.setAttribute('href', href + location.hash);
     var place = placeNow();

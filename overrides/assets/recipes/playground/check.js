@@ -8,7 +8,7 @@
 import { attr, get, has, list, num, pyInt, pyStr } from './python.js';
 import { evaluate } from './conditions.js';
 import { PLACEHOLDER } from './flags.js';
-import { legacy } from './releases.js';
+import { catalogOf, legacy } from './releases.js';
 
 function CheckContext(st, flags, env) { this.st = st; this._flags = flags; this._env = env; }
 CheckContext.prototype.value = function (key) {
@@ -123,7 +123,7 @@ function belowProblems(catalog, given) {
 }
 
 export function checkState(st, flags, env, release) {  // as the command's release parses it
-  var data = st.data, catalog = get(data.release_catalogs || {}, release) || data.catalog, out = [];
+  var data = st.data, catalog = catalogOf(data, release), out = [];
   var branchValues = data.model.branch_values || {}, given = {};
   Object.keys(flags).forEach(function (name) {
     var spec = get(catalog.flags, name);

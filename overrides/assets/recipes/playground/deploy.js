@@ -6,6 +6,7 @@
  * selection (compose). Pure: no DOM; Node imports it for the parity test
  * (tests/js/deploy_parity.mjs, tests/playground/test_deploy_parity.py).
  */
+import { catalogOf } from './releases.js';
 import { compose } from './resolve.js';
 import { text, wrap } from './render.js';
 import { shlexSplit, flagText } from './flags.js';
@@ -84,7 +85,12 @@ function selectionOf(res) {
   for (k in res.match) flat[k] = res.match[k];
   for (k in res.picks) if (res.picks[k] !== null && res.picks[k] !== undefined) flat[k] = res.picks[k];
   if (res.avg_len !== null && res.avg_len !== undefined) flat.avg_len = res.avg_len;
+  if (res.sglang !== res.sglang_default) flat.sglang = res.sglang;  // servers.chosen_release
   return flat;
+}
+function releaseTexts(data, res) {  // servers.release_texts
+  return res.caveats.filter(function (c) { return c.kind === 'release' && !c.flag; })
+    .map(function (c) { return text(data, c.text); });
 }
 export function pdPair(data, res) {
   if (!res.pd) return {};
@@ -205,7 +211,6 @@ function missingTexts(data, gs) {
 }
 
 // --- SGLang's config file (deploy.py) ----------------------------------------------------------
-function catalogOf(data, res) { return (data.release_catalogs || {})[res.sglang] || data.catalog; }
 function typed(t) {
   if (/^(0|-?[1-9][0-9]*)$/.test(t)) return new Raw(t);
   if (/^-?[0-9]+\.[0-9]+$/.test(t)) {
@@ -237,7 +242,7 @@ function fieldReady(spec, values) {
 }
 function fieldOf(spec) { return spec.field || spec.name.slice(2).replace(/-/g, '_'); }
 export function configSplit(data, res) {
-  var catalogs = [catalogOf(data, res)];
+  var catalogs = [catalogOf(data, res.sglang)];
   if (catalogs[0] !== data.catalog) catalogs.push(data.catalog);
   var fields = catalogs[0].config === 'fields';
   var modelFlags = list((data.catalog.roles || {}).model);
@@ -253,7 +258,7 @@ export function configSplit(data, res) {
       modelFlags.indexOf(spec.name) >= 0 ||
       (fields && (!fieldReady(spec, f.values) || specs.some(function (s) { return fieldOf(s) !== fieldOf(spec); }))) ||
       f.values.some(function (v) { return perNode.some(function (t) { return v.indexOf(t) >= 0; }); });
-    var key = fields ? fieldOf(spec) : f.name.slice(2);
+    var key = !spec ? '' : fields ? fieldOf(spec) : f.name.slice(2);  // no spec: it stays
     var one = fields ? function (v) { return fieldValue(v, spec); } : typed;
     if (!keep && spec.action === 'store_true' && !f.values.length) config[key] = true;
     else if (!keep && spec.action === 'store' && f.values.length && (spec.nargs === '+' || spec.nargs === '*' || f.values.length === 1)) {
@@ -263,7 +268,7 @@ export function configSplit(data, res) {
   return { config: config, stay: stay };
 }
 function hintLines(data, res) {
-  return commentLines(res.hints.map(function (ref) { return text(data, ref); }));
+  return commentLines(res.hints.map(function (ref) { return text(data, ref); }).concat(releaseTexts(data, res)));
 }
 function configFiles(data, res) {
   var split = configSplit(data, res), stem = res.pd || 'server', id = data.model.id;
@@ -339,7 +344,7 @@ function composeFile(data, res) {
     router.depends_on = Object.keys(hosts).map(function (k) { return hosts[k]; });
     services.router = router;
   }
-  var texts = [text(data, 'deploy.compose.head', { name: data.model.name })];
+  var texts = [text(data, 'deploy.compose.head', { name: data.model.name })].concat(releaseTexts(data, res));
   if (res.pd) texts = texts.concat([text(data, 'deploy.compose.pd')], missingTexts(data, gs));
   else if (res.nodes > 1) texts.push(text(data, 'deploy.compose.nodes', { first: serviceNames(gs[0])[0] }));
   var name = data.model.id.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
@@ -459,7 +464,7 @@ function noPodField(data, gs) {  // kube.no_pod_field
 }
 function k8sFile(data, res) {
   var name = dnsName(data.model.id) + '.k8s.yaml', gs = groups(data, res);
-  var texts = [text(data, 'deploy.k8s.head', { name: data.model.name, file: name })];
+  var texts = [text(data, 'deploy.k8s.head', { name: data.model.name, file: name })].concat(releaseTexts(data, res));
   if (gs.some(function (g) { return g.res.nodes > 1; })) texts.push(text(data, 'deploy.k8s.lws'));
   var unset = noPodField(data, gs);
   if (unset.length) texts.push(text(data, 'deploy.k8s.no-field', { options: unset.join(', ') }));
@@ -471,6 +476,8 @@ function k8sFile(data, res) {
 
 /** deploy.files: the files of a result in one format, each {name, text, placeholders}. */
 export function deployFiles(data, res, fmt) {
+  // deploy.files: no image is published for the selection, nothing a container could run
+  if ((fmt === 'compose' || fmt === 'k8s') && res.docker_image === null) return [];
   if (fmt === 'config') return configFiles(data, res);
   if (fmt === 'compose') return [composeFile(data, res)];
   if (fmt === 'k8s') return [k8sFile(data, res)];

@@ -89,6 +89,10 @@ DeployAs.prototype.render = function () {
   }
   clear(this.files);
   found.forEach(function (f) { self.files.appendChild(self.fileBlock(f)); });
+  if (!found.length) {  // no image published here: say so, never an empty panel
+    self.files.appendChild(el('p', { className: 'rp-deploy__none', 'data-testid': 'deploy-no-image',
+      text: this.t('ui.deploy.no-image') }));
+  }
 };
 
 DeployAs.prototype.fileBlock = function (f) {

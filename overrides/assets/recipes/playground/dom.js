@@ -22,7 +22,8 @@ export function copyText(value, button, label, done) {
   function ok() {
     button.textContent = done;
     button.classList.add('rp-copied');
-    setTimeout(function () { button.textContent = label; button.classList.remove('rp-copied'); }, 1500);
+    clearTimeout(button.rpCopied);  // a second copy within the time: the first's reset waits
+    button.rpCopied = setTimeout(function () { button.textContent = label; button.classList.remove('rp-copied'); }, 1500);
   }
   function fallback() {
     var area = el('textarea', { readonly: 'readonly', className: 'rp-offscreen' });

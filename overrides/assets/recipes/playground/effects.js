@@ -9,10 +9,19 @@ import { has, list } from './python.js';
 import { envText, flagText, sameFlag } from './flags.js';
 import { compose } from './resolve.js';
 
+/** The cell alone (its keys, nothing chosen): composed once per cell and export, since every
+ *  click compares against it. Kept beside the export, out of its enumerable keys. */
+function plainOf(data, match) {
+  if (!data.__plain) Object.defineProperty(data, '__plain', { value: {} });
+  var key = JSON.stringify(match);
+  if (!has(data.__plain, key)) data.__plain[key] = compose(data, match);
+  return data.__plain[key];
+}
+
 /** The Deploy settings the cell's own command is built with (what diff compares against),
  *  as [{axis, option}]: the settings without a card that the cell shows. */
 export function cellDefaults(data, res) {
-  var plain = compose(data, res.match), out = [];
+  var plain = plainOf(data, res.match), out = [];
   data.axes.forEach(function (axis) {
     var state = plain.axes.filter(function (a) { return a.axis === axis.id; })[0];
     if (axis.card || !state || !state.visible || state.value === null) return;
@@ -27,7 +36,7 @@ export function cellDefaults(data, res) {
  *  what the engine adds for every command of the cell (multi-node flags, ports) is no change.
  *  Flags and env, as [{kind: added|changed|removed, was, now}]. */
 export function diff(data, res) {
-  var plain = compose(data, res.match);
+  var plain = plainOf(data, res.match);
   var base = {}, now = {}, out = [];
   plain.flags.forEach(function (f) { if (!has(base, f.name)) base[f.name] = f; });
   res.flags.forEach(function (f) { if (!has(now, f.name)) now[f.name] = f; });
@@ -46,6 +55,45 @@ export function diff(data, res) {
   });
   Object.keys(baseEnv).forEach(function (n) { if (!has(nowEnv, n)) out.push({ kind: 'removed', was: baseEnv[n] }); });
   return out;
+}
+
+/** effects.same_command: dimension id (not the hardware) -> its other options that give this
+ *  very command here (the same platform, the other dimensions and the reader's settings
+ *  ``sel`` as they are; the same flags, env and router). All at once (Node); the page runs
+ *  sameQueue through sameProbe a few at a time. */
+export function sameCommand(data, res, sel) {
+  var probe = sameProbe(data, res, sel), out = {};
+  sameQueue(data, res).forEach(function (q) { if (probe(q[0], q[1])) (out[q[0]] = out[q[0]] || []).push(q[1]); });
+  return out;
+}
+
+/** The [dimension, option] pairs sameCommand tries: every other option of each dimension. */
+export function sameQueue(data, res) {
+  var out = [];
+  list(data.model.dimensions).forEach(function (d) {
+    d.options.forEach(function (o) { if (o.id !== res.match[d.id]) out.push([d.id, o.id]); });
+  });
+  return out;
+}
+
+/** Does picking ``option`` of dimension ``dim`` land on that cell and give ``res``'s command? */
+export function sameProbe(data, res, sel) {
+  var mine = commandKey(res);
+  return function (dim, option) {
+    var want = {}, asked = {};
+    Object.keys(res.match).forEach(function (k) { want[k] = res.match[k]; });
+    want[dim] = option;
+    Object.keys(sel).forEach(function (k) { asked[k] = sel[k]; });
+    Object.keys(want).forEach(function (k) { asked[k] = want[k]; });
+    var other = compose(data, asked);
+    return Object.keys(want).every(function (k) { return other.match[k] === want[k]; }) &&
+      commandKey(other) === mine;
+  };
+}
+
+function commandKey(res) {  // effects.command_key: what a reader copies and runs
+  return JSON.stringify([res.flags.map(flagText), res.env,
+    res.router ? res.router.map(function (g) { return g.map(flagText); }) : null]);
 }
 
 // --- options that would change nothing ---

@@ -40,13 +40,16 @@ export function migratedCaveats(st, rewrites, release) {  // resolve._migrated
   return out;
 }
 
-export function releaseCaveats(st, flags, release, fallback, image, imageRelease, branch, only) {  // resolve._release_caveats
+export function releaseCaveats(st, flags, release, fallback, image, imageRelease, branch, only, own) {  // resolve._release_caveats
   var data = st.data, out = only.map(function (f) {
     return { kind: 'release', flag: f.name, text: { id: 'release.branch', fields: { flag: flagText(f), image: image } } };
   });
   if (release !== fallback) {
-    out.push({ kind: 'release', flag: null, text: { id: imageRelease ? 'release.chosen' : 'release.chosen.branch',
-                                                    fields: { release: release, image: image, 'default': fallback } } });
+    var fields = { release: release, image: image, 'default': fallback }, id;
+    if (own) { fields.release_image = own; id = 'release.chosen.image'; }
+    else if (image === null) { delete fields.image; id = 'release.chosen.install'; }  // no image: the Python form
+    else id = imageRelease ? 'release.chosen' : 'release.chosen.branch';
+    out.push({ kind: 'release', flag: null, text: { id: id, fields: fields } });
   }
   flags.forEach(function (f) {
     if (accepts(data, release, f, branch)) return;

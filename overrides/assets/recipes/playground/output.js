@@ -13,7 +13,7 @@
  */
 import { recordFields } from './records.js';
 import { list } from './python.js';
-import { commandText, curlText, dockerText, pythonText, routerText } from './render.js';
+import { commandText, curlText, dockerText, footprintText, pythonText, routerText } from './render.js';
 import { calcField } from './calculator.js';
 import { cellDefaults, diff } from './effects.js';
 import { wholeNumber } from './urlstate.js';
@@ -68,6 +68,9 @@ Output.prototype.build = function (main) {
   this.meta = el('span', { className: 'rp-meta' });
   head.appendChild(this.badge); head.appendChild(this.footprint); head.appendChild(this.meta);
   out.appendChild(head);
+  // another option of a dimension that gives this very command here (effects.sameCommand)
+  this.same = el('p', { className: 'rp-same', 'data-testid': 'same-command', hidden: 'hidden' });
+  out.appendChild(this.same);
   this.command = this.block('command', 'ui.command', out);
   this.release = el('p', { className: 'rp-release', 'data-testid': 'release' });
   this.command.wrap.appendChild(this.release);
@@ -108,6 +111,78 @@ Output.prototype.build = function (main) {
   // the top's own column: sticky inside it, so it never rides over the rest below
   main.appendChild(el('div', { className: 'rp-side' }, [top]));
   main.appendChild(out);
+  this.top = top;
+  this.buildJump(main);
+};
+
+/** Where the output is not beside the selectors (a phone), a click keeps the tapped option
+ *  where it is; when that leaves the command off the screen, a bar at the screen's bottom says
+ *  the command changed, with a button to go to it and its Copy. It goes once the command's
+ *  head is on the screen again. */
+Output.prototype.buildJump = function (main) {
+  var self = this;
+  var show = el('button', { type: 'button', className: 'rp-option', 'data-testid': 'jump-show', text: this.t('ui.jump.show') });
+  var copy = el('button', { type: 'button', className: 'rp-copy', 'data-testid': 'jump-copy', text: this.t('ui.copy') });
+  this.jump = el('div', { className: 'rp-jump', role: 'status', 'data-testid': 'jump', hidden: 'hidden' },
+    [el('span', { className: 'rp-jump__text', text: this.t('ui.jump.text') }), show, copy]);
+  show.addEventListener('click', function () {
+    self.jump.hidden = true;
+    var r = self.visibleBlock().wrap.getBoundingClientRect();  // just under the theme's header
+    window.scrollTo({ top: window.scrollY + r.top - self.headerHeight() - 8, behavior: 'instant' });
+  });
+  copy.addEventListener('click', function () {
+    copyText(self.visibleBlock().code.textContent, copy, self.t('ui.copy'), self.t('ui.copied'));
+  });
+  main.appendChild(this.jump);
+  var pending = false;
+  window.addEventListener('scroll', function () {
+    if (self.jump.hidden || pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; if (self.headInView()) self.jump.hidden = true; });
+  }, { passive: true });
+};
+
+/** The options that give the same command as the chosen cell (``same``: dimension -> option
+ *  ids, effects.sameCommand), a sentence per dimension; nothing when there are none. */
+Output.prototype.renderSame = function (res, same) {
+  var self = this, data = this.data, dims = list(data.model.dimensions);
+  var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
+  var label = function (d, id) {
+    var o = d.options.filter(function (x) { return x.id === id; })[0];
+    return self.t(o.label, { value: o.id });
+  };
+  var lines = dims.filter(function (d) { return same[d.id]; }).map(function (d) {
+    return self.t('ui.same-command', { platform: platform ? platform.label : res.hw,
+      option: label(d, res.match[d.id]),
+      others: same[d.id].map(function (id) { return label(d, id); }).join(', ') });
+  });
+  this.same.textContent = lines.join(' ');
+  this.same.hidden = !lines.length;
+};
+
+Output.prototype.visibleBlock = function () { return this.runMode === 'docker' ? this.docker : this.command; };
+
+Output.prototype.headerHeight = function () {
+  var header = document.querySelector('.md-header');
+  return header ? header.getBoundingClientRect().bottom : 0;
+};
+
+Output.prototype.headInView = function () {
+  var r = this.visibleBlock().wrap.getBoundingClientRect();
+  return r.top >= this.headerHeight() && r.top < window.innerHeight - 40;
+};
+
+/** After a click on ``control`` (ui.js choose): the bar, if the output is not sticky and its
+ *  command is off the screen; at the screen's bottom, or under the header where the tapped
+ *  control is near the bottom (the bar never covers what the reader just tapped). */
+Output.prototype.afterChoice = function (control) {
+  var beside = getComputedStyle(this.top).position === 'sticky';
+  this.jump.hidden = beside || this.headInView();
+  if (this.jump.hidden) return;
+  var r = control.getBoundingClientRect(), bar = this.jump.getBoundingClientRect();
+  var low = r.bottom > window.innerHeight - bar.height - 24;
+  this.jump.classList.toggle('rp-jump--top', low);
+  this.jump.style.top = low ? this.headerHeight() + 8 + 'px' : '';
 };
 
 /** The run modes of the command: a pip / Docker switch (the Docker block takes the command
@@ -134,6 +209,10 @@ Output.prototype.renderRunModes = function (res) {
   var self = this, docker = this.runMode === 'docker';
   this.runRes = res;
   this.docker.code.textContent = fillValues(dockerText(this.data, res));
+  // where no image is published the second mode is the install route, named so
+  var mode = res.docker_image === null ? 'ui.run.install' : 'ui.run.docker';
+  this.runButtons.docker.textContent = this.t(mode);
+  this.docker.wrap.querySelector('.rp-block__title').textContent = this.t(mode);
   this.curl.code.textContent = fillValues(curlText(this.data, res));
   this.pythonClient.code.textContent = fillValues(pythonText(this.data, res));
   this.docker.wrap.hidden = !docker;
@@ -200,20 +279,27 @@ Output.prototype.renderCalculator = function (res) {
   });
 };
 
+/** Empty ``box`` and return true when ``items`` differ from what it shows: a list is drawn
+ *  again only when its content changed (a click mostly changes the command and little else). */
+function shows(box, items) {
+  var key = JSON.stringify(items);
+  if (box.__shown === key) return false;
+  box.__shown = key;
+  clear(box);
+  return true;
+}
+
 Output.prototype.render = function (res) {
   var self = this, data = this.data;
   this.badge.className = 'recipe-badge recipe-badge--' + res.status;
   this.badge.textContent = this.t('status.' + res.status);
   this.badge.title = this.t('status.' + res.status + '.title') + (res.record  // its round
     ? ' ' + this.t('record.on', recordFields(data, res.record, this.t('record.unknown'))) : '');
-  var platform = data.platforms.filter(function (p) { return p.id === res.hw; })[0];
-  this.footprint.textContent = this.t(platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', {
-    total: String(res.nodes * platform.gpus_per_node), nodes: String(res.nodes), per_node: String(platform.gpus_per_node) }) +
-    (platform.hbm_gb ? ' · ' + this.t('ui.hbm', { gb: String(platform.hbm_gb) }) : '');
-  this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
+  this.footprint.textContent = footprintText(data, res);
+  this.meta.textContent = [this.t('ui.model-path', { name: res.model_name }), res.docker_image === null
+    ? this.t('ui.no-image') : this.t('ui.docker-image', { image: res.docker_image })].join(' · ');
 
-  clear(this.caveatBox);
-  res.caveats.forEach(function (c) {
+  if (shows(this.caveatBox, res.caveats)) res.caveats.forEach(function (c) {
     var li = el('li', { className: 'rp-caveat rp-caveat--' + c.kind });
     if (c.flag) li.appendChild(el('code', { text: c.flag }));
     li.appendChild(document.createTextNode((c.flag ? ' ' : '') + self.t(c.text)));
@@ -232,19 +318,17 @@ Output.prototype.render = function (res) {
 
   if (this.calcRows) this.renderCalculator(res);
 
-  clear(this.diagList);
-  res.diagnostics.forEach(function (d) {
+  if (shows(this.diagList, res.diagnostics)) res.diagnostics.forEach(function (d) {
     var li = el('li', { className: 'rp-diag rp-diag--' + d.severity, 'data-rule': d.rule });
     li.appendChild(el('span', { className: 'rp-diag__severity', text: self.t('severity.' + d.severity) }));
     li.appendChild(document.createTextNode(' ' + self.t(d.message) + ' '));
     li.appendChild(el('code', { className: 'rp-diag__rule', text: d.rule }));
     self.diagList.appendChild(li);
   });
-  if (!res.diagnostics.length) this.diagList.appendChild(el('li', { className: 'rp-diag--none', text: this.t('ui.diagnostics.none') }));
+  if (!res.diagnostics.length && !this.diagList.firstChild) this.diagList.appendChild(el('li', { className: 'rp-diag--none', text: this.t('ui.diagnostics.none') }));
 
-  clear(this.diffList);
   var changes = diff(data, res);
-  changes.forEach(function (c) {
+  if (shows(this.diffList, changes)) changes.forEach(function (c) {
     var li = el('li', { className: 'rp-diff--' + c.kind });
     li.appendChild(el('span', { className: 'rp-diff__kind', text: self.t('ui.diff.' + c.kind) }));
     if (c.was) li.appendChild(el('code', { className: 'rp-diff__was', text: c.was }));
@@ -252,16 +336,15 @@ Output.prototype.render = function (res) {
     if (c.now) li.appendChild(el('code', { className: 'rp-diff__now', text: c.now }));
     self.diffList.appendChild(li);
   });
-  if (!changes.length) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
+  if (!changes.length && !this.diffList.firstChild) this.diffList.appendChild(el('li', { text: this.t('ui.diff.none') }));
   var own = cellDefaults(data, res);  // a model whose Deploy card has no setting says nothing here
   this.defaults.hidden = !own.length;
   this.defaults.textContent = own.length ? this.t('ui.cell-defaults', { settings: own.map(function (d) {
     return self.t(d.axis.label) + ': ' + self.t(d.option.label, { value: d.option.id });
   }).join(', ') }) : '';
 
-  clear(this.effBody);
   this.effBox.hidden = !res.effective.length;  // a model that declares no knobs shows no table
-  res.effective.forEach(function (e) {
+  if (shows(this.effBody, res.effective)) res.effective.forEach(function (e) {
     var value = e.value !== null ? el('code', { text: e.value }) : el('em', { text: self.t(e.value_text) });
     var tr = el('tr', { 'data-knob': e.knob }, [
       el('td', { text: self.t(e.label) }),

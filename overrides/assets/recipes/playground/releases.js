@@ -74,8 +74,26 @@ function back(m, out) {  // Releases._back: the replacement in the old spelling
                     since: m.since, removal: null, back: true }];
 }
 
-function catalogOf(data, release) {
-  return get(data.release_catalogs || {}, release) || data.catalog;
+/** The catalog slice of a release: the pinned one (data.catalog), or another release's, which
+ *  the export gives as its changes against the pinned one (export._catalog_changes: the flags
+ *  it has otherwise or only, the flags it lacks, and below, env, env_deprecated where they
+ *  differ), put together once. */
+export function catalogOf(data, release) {
+  var changes = get(data.release_catalogs || {}, release);
+  if (!changes) return data.catalog;
+  if (!changes.__whole) Object.defineProperty(changes, '__whole', { value: wholeCatalog(data.catalog, changes) });
+  return changes.__whole;
+}
+
+function wholeCatalog(base, changes) {
+  var missing = list(changes.missing), own = changes.flags || {}, flags = {};
+  Object.keys(base.flags).concat(Object.keys(own)).sort().forEach(function (name) {
+    if (has(own, name)) flags[name] = own[name];
+    else if (missing.indexOf(name) < 0) flags[name] = base.flags[name];
+  });
+  var out = { flags: flags };
+  ['below', 'env', 'env_deprecated'].forEach(function (k) { out[k] = has(changes, k) ? changes[k] : base[k]; });
+  return out;
 }
 
 /** Releases.accepts: does `release` know the flag by this name and take its values (or values

@@ -121,7 +121,20 @@ function dockerOptions(data, res) {
   lines = lines.concat(list(c.cache).map(dockerOption));
   return lines.concat(res.env.map(function (e) { return dockerOption(c.env) + ' ' + envText(e); }));
 }
+// render.footprint_text: the cell's GPUs per node (its platform's unless it uses fewer) × nodes
+export function footprintText(data, res) {
+  var platform = platformOf(data, res.hw), per = res.gpus_per_node;
+  return text(data, { id: platform.vendor === 'huawei' ? 'ui.footprint.npu' : 'ui.footprint', fields: {
+    total: String(res.nodes * per), nodes: String(res.nodes), per_node: String(per) } }) +
+    (platform.hbm_gb ? ' · ' + text(data, { id: 'ui.hbm', fields: { gb: String(platform.hbm_gb) } }) : '');
+}
+// runmodes.install_text: no image is published for the selection (the Python form only)
+export function installText(data, res) {
+  return wrap(text(data, 'ui.run.no-image')).map(function (part) { return ('# ' + part).replace(/\s+$/, ''); })
+    .concat(list(res.install), [''], [commandText(data, res)]).join('\n');
+}
 export function dockerText(data, res) {
+  if (res.docker_image === null) return installText(data, res);
   var body = ['docker run'].concat(dockerOptions(data, res).map(function (l) { return '  ' + l; }),
     ['  ' + dockerWord(res.docker_image), '  ' + res.program], res.flags.map(function (f) { return '    ' + flagText(f); }));
   return hintLines(data, res).concat(continued(body)).join('\n');
@@ -137,9 +150,11 @@ export function literal(value, python) {
   if (python && typeof value === 'boolean') return value ? 'True' : 'False';
   return JSON.stringify(value);
 }
-function jobBody(data, res) {
-  var body = {model: res.model_name}, given = data.model.request.body;
+function jobBody(data, res) {  // runmodes._job_body: the shared body, then the task's fields
+  var body = {model: res.model_name}, request = data.model.request, given = request.body;
   Object.keys(given).forEach(function (k) { body[k] = given[k]; });
+  var task = list(request.tasks).filter(function (t) { return t.id === res.request; })[0];
+  if (task) Object.keys(task.body).forEach(function (k) { body[k] = task.body[k]; });
   return body;
 }
 function jobUrl(data, res) { return 'http://' + HOST + ':' + clientPort(data, res) + data.model.request.endpoint; }

@@ -376,9 +376,17 @@ export function derivedFields(changes) {
 function finish(st, axisStates, dimStates) {
   var info = st.data.model;
   var modelName = firstMatch(info.model_names, st).name;
-  var imageRule = firstMatch(info.docker_images, st), image = imageRule.image;
+  var imageRule = firstMatch(info.docker_images, st), image = imageRule.image || null;
+  // no image published here (the Python form only): the model's install route
+  var installRule = image === null ? firstMatch(list(info.install), st) : null;
+  // a diffusion model's request: the first kind of request this selection's server takes
+  var requestTask = info.request ? firstMatch(list(info.request.tasks), st) : null;
   var fallback = releaseOf(st.data, imageRule.sglang), release = st.release || fallback;
   var branch = branchIn(st.data, release === fallback ? image : null);  // the image's own values
+  // a release chosen other than the image's runs in that release's image (hardware.yaml release_image)
+  var run = st.data.containers.vendors[st.ix.platforms[st.hw].vendor];
+  // (none where no image is published for the recipe: the Python form, never a made-up one)
+  var own = release !== fallback && run.release_image && image !== null ? run.release_image.split('{release}').join(release) : null;
   var values = placeholders(st, modelName);
   var composed = st.toks.map(function (t) {
     return { name: t.flag.name, values: t.flag.values.map(function (v) { return fillPlaceholders(v, values); }) };
@@ -413,7 +421,7 @@ function finish(st, axisStates, dimStates) {
   var picks = {};
   Object.keys(st.picks).forEach(function (k) { picks[k] = st.picks[k]; });
   var status = st.cell.status, cav = caveats(st, calculations).concat(migratedCaveats(st, migrated.rewrites, release),
-    releaseCaveats(st, flags, release, fallback, image, imageRule.sglang, branch, only));
+    releaseCaveats(st, flags, release, fallback, image, imageRule.sglang, branch, only, own));
   var rec = recordOf(st.data, st.cell);
   if (rec && rec.stale.length) {  // the record no longer vouches for the command
     rec.stale.forEach(function (x) {
@@ -431,8 +439,11 @@ function finish(st, axisStates, dimStates) {
   return {
     model: info.id, hw: st.hw, match: st.match, pd: pd,
     status: status, cell_status: st.cell.status, verified_in: st.cell.verified_in || null, nodes: st.nodes,
-    picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: image,
+    gpus_per_node: st.cell.gpus_per_node || indexOf(st.data).platforms[st.hw].gpus_per_node,
+    picks: picks, avg_len: st.avgLen, model_name: modelName, docker_image: own || image,
     docker_args: list(imageRule.args).slice(),
+    install: installRule ? list(installRule.commands).slice() : [],
+    request: requestTask ? requestTask.id : null,
     hints: hints, env: env, program: 'sglang serve', flags: flags, router: router,
     calculations: calculations,
     caveats: cav,

@@ -2,14 +2,14 @@
  *
  * Owns the Deploy card (hardware, the cell's dimensions, the settings without a card, the SGLang
  * release) and the folded cards under More settings; the selection (the cell's keys, the settings the reader
- * chose, the request length, the release) read from a hash (load) and written back to it (writeHash, with
- * the language links); composing on every change (update) and greying, in the background,
- * the options that would change nothing (probeIdle). The output side is output.js. DOM.
+ * chose, the request length, the release) read from a hash (load) and written back to it (scheduleHash,
+ * with the language links, once the click's frame is painted); composing on every change (update) and
+ * greying, in the background after that frame, the options that would change nothing (probeIdle). The output side is output.js. DOM.
  */
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
 import { text } from './render.js';
-import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue } from './effects.js';
+import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue, sameProbe, sameQueue } from './effects.js';
 import { hashOf, ownsHash, readSelection, unknownPairs } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
@@ -30,7 +30,13 @@ Playground.prototype.optionLabel = function (axisId, option) {
   return this.t(option.label, { value: option.id });
 };
 
+/** More options than this in one setting (MiniMax-H3's 24 platforms) are a drop-down list, not
+ *  a row of buttons: the row would fill the first screen and push the other selectors below it,
+ *  and a tap in it would move the page. */
+export var LONG_ROW = 12;
+
 Playground.prototype.group = function (key, labelId, options, parent) {
+  if (options.length > LONG_ROW) return this.selectGroup(key, labelId, options, parent);
   var self = this, id = 'rp-' + key + '-' + Math.random().toString(36).slice(2, 8);
   var row = el('div', { className: 'rp-axis', 'data-axis': key, role: 'group', 'aria-labelledby': id });
   row.appendChild(el('div', { className: 'rp-axis__label', id: id, text: this.t(labelId) }));
@@ -61,6 +67,34 @@ Playground.prototype.group = function (key, labelId, options, parent) {
     line.appendChild(opt);
   });
   row.appendChild(box);
+  parent.appendChild(row);
+  this.groups[key] = g;
+};
+
+/** A long setting as a native drop-down list (LONG_ROW): platforms under their vendor (one
+ *  group per vendor, in the order of first appearance), a greyed option disabled with its
+ *  reason in its title and under the list while it is the chosen one. */
+Playground.prototype.selectGroup = function (key, labelId, options, parent) {
+  var self = this, id = 'rp-' + key + '-' + Math.random().toString(36).slice(2, 8);
+  var row = el('div', { className: 'rp-axis rp-axis--select', 'data-axis': key });
+  row.appendChild(el('label', { className: 'rp-axis__label', 'for': id, text: this.t(labelId) }));
+  var select = el('select', { id: id, className: 'rp-select rp-select--options', 'data-testid': 'select-' + key });
+  var g = { row: row, select: select, buttons: {}, tips: {} }, vendors = {};
+  options.forEach(function (o) {
+    var parentNode = select;
+    if (key === 'hw') {
+      if (!vendors[o.vendor]) select.appendChild(vendors[o.vendor] = el('optgroup', { label: self.t('ui.vendor.' + o.vendor) }));
+      parentNode = vendors[o.vendor];
+    }
+    var option = el('option', { value: o.id, 'data-option': o.id, text: self.optionLabel(key, o) });
+    parentNode.appendChild(option);
+    g.buttons[o.id] = option;
+  });
+  var tip = el('p', { className: 'rp-select__why', id: id + '-why', hidden: 'hidden' });
+  g.why = tip;
+  select.addEventListener('change', function () { self.choose(key, select.value, select); });
+  row.appendChild(el('div', { className: 'rp-options' }, [select]));
+  row.appendChild(tip);
   parent.appendChild(row);
   this.groups[key] = g;
 };
@@ -141,6 +175,7 @@ Playground.prototype.choose = function (key, value, button) {
   if (before !== null) {
     var moved = button.getBoundingClientRect().top - before;
     if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+    this.output.afterChoice(button);
   }
 };
 
@@ -207,9 +242,48 @@ Playground.prototype.update = function (writeHash) {
   Object.keys(this.explicit).forEach(function (k) { if (res.picks[k] !== self.explicit[k]) delete self.explicit[k]; });
   this.renderControls(res);
   this.renderOutput(res);
-  if (writeHash || this.hash) this.writeHash(res);
-  this.probeIdle(res);
+  if (writeHash || this.hash) this.scheduleHash(res);
+  // after the paint: the probes that grey options and the options that give this very command
+  // (both a few composes per task)
+  var updated = (this.updated = (this.updated || 0) + 1);
+  this.output.same.hidden = true;
+  afterPaint(function () {
+    if (updated !== self.updated) return;  // a later change took over
+    self.probeIdle(res);
+    self.sameIdle(res);
+  });
 };
+
+/** effects.same_command after the paint, a few composes per task (as probeIdle): which other
+ *  options of a dimension give this very command here, said under the status. */
+Playground.prototype.sameIdle = function (res) {
+  var self = this, round = this.round, probe = sameProbe(this.data, res, this.selection());
+  var queue = sameQueue(this.data, res), same = {};
+  this.output.same.hidden = true;
+  function step() {
+    if (round !== self.round) return;  // a newer selection took over
+    var started = Date.now();
+    try {
+      while (queue.length && Date.now() - started < 8) {
+        var q = queue.shift();
+        if (probe(q[0], q[1])) (same[q[0]] = same[q[0]] || []).push(q[1]);
+      }
+    } catch (e) { return; }  // none shown
+    if (queue.length) setTimeout(step, 0);
+    else self.output.renderSame(res, same);
+  }
+  setTimeout(step, 0);
+};
+
+/** Run ``fn`` once the next frame is painted: work the reader does not see on screen (the
+ *  address, the language links, the greying probes) never delays the frame that shows a
+ *  click's result. A hidden tab paints no frame: then after 100 ms. */
+function afterPaint(fn) {
+  var done = false;
+  function go() { if (!done) { done = true; fn(); } }
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(function () { setTimeout(go, 0); });
+  setTimeout(go, 100);
+}
 
 /** effects.probe_options, in the background after a render (a few probes per task, so the
  *  click paints first): an enabled option of a visible setting whose pick shows the same
@@ -236,6 +310,7 @@ Playground.prototype.probeIdle = function (res) {
  *  selection: the setting, platform or release that would give it an effect, or the finding
  *  that SGLang would refuse. */
 Playground.prototype.explain = function (key, option) {
+  if (this.groups[key].select) return;  // a drop-down list's options say theirs in their title
   var b = this.groups[key].buttons[option], tip = this.groups[key].tips[option];
   var reason = b.getAttribute('data-reason');
   if ((reason !== NO_EFFECT && reason !== REFUSED) || !this.res || b.getAttribute('data-explained') === String(this.round)) return;
@@ -249,7 +324,11 @@ Playground.prototype.explain = function (key, option) {
 
 Playground.prototype.setOption = function (key, state, chosen) {
   var g = this.groups[key];
+  if (g.select) return this.setListOption(g, state, chosen);
   var b = g.buttons[state.id], tip = g.tips[state.id];
+  var shown = JSON.stringify([state.state, !!chosen, state.reason || '', state.fields || null]);
+  if (b.__shown === shown) return;  // drawn so already (a tip's explanation is redone on hover)
+  b.__shown = shown;
   b.parentNode.hidden = state.state === 'hidden';
   var disabled = state.state === 'disabled';
   b.setAttribute('aria-pressed', chosen ? 'true' : 'false');
@@ -270,6 +349,18 @@ Playground.prototype.setOption = function (key, state, chosen) {
     b.removeAttribute('aria-describedby');
     tip.textContent = '';
     tip.hidden = true;
+  }
+};
+
+Playground.prototype.setListOption = function (g, state, chosen) {
+  var option = g.buttons[state.id], disabled = state.state === 'disabled';
+  option.hidden = state.state === 'hidden';
+  option.disabled = disabled && !chosen;  // the chosen one stays chosen, its reason shown below
+  option.title = disabled ? this.t(state.reason || 'gate.not-shown', state.fields) : '';
+  if (chosen) {
+    g.select.value = state.id;
+    g.why.hidden = !disabled;
+    g.why.textContent = disabled ? option.title : '';
   }
 };
 
@@ -297,9 +388,24 @@ Playground.prototype.renderControls = function (res) {
 
 Playground.prototype.renderOutput = function (res) { this.output.render(res); };
 
-Playground.prototype.writeHash = function (res) {
-  var hash = hashOf(this.dims, res);
+/** The selection's hash is the Playground's at once (this.hash); the address and the language
+ *  links get it after the next paint (history.replaceState is a navigation, several ms in
+ *  Chromium), the latest of several clicks only, and not over an address the reader changed
+ *  meanwhile (a heading's link). flushHash writes a pending one now (the language switch). */
+Playground.prototype.scheduleHash = function (res) {
+  var self = this, hash = hashOf(this.dims, res), seen = location.hash;
   this.hash = hash;
+  var pending = this.pendingHash = function () {
+    if (self.pendingHash !== pending) return;  // done already, or a later click's
+    self.pendingHash = null;
+    if (location.hash === seen) self.writeHash(hash);
+  };
+  afterPaint(pending);
+};
+
+Playground.prototype.flushHash = function () { if (this.pendingHash) this.pendingHash(); };
+
+Playground.prototype.writeHash = function (hash) {
   if (location.hash !== hash) history.replaceState(history.state, '', hash);
   // The language switch lands on the same page with the same selection.
   Array.prototype.forEach.call(document.querySelectorAll('a[data-recipes-lang]'), function (a) {
