@@ -54,8 +54,10 @@ PREVIEW_LANG ?= ko
 preview: $(STAMP)
 	$(VENV)/bin/recipes serve --lang $(PREVIEW_LANG) --port $(PORT)
 
+# make bench BENCH_ARGS="--growth --suite": see bench/run.py --help (the long parts are options)
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 catalog: $(STAMP)
 	$(VENV)/bin/recipes catalog
