@@ -24,8 +24,13 @@ $(STAMP): pyproject.toml tests/js/package-lock.json
 
 install: $(STAMP)
 
+# TEST_JOBS=auto (or a number) runs the tests on that many cores (pytest-xdist): a test using a
+# module-scoped fixture stays with its module's group on one worker (tests/conftest.py), and what
+# many tests only read (the built sites) is built once for all workers (tests/helpers/shared.py).
+# Empty (the default until a full run under xdist is green): one process.
+TEST_JOBS ?=
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest $(if $(TEST_JOBS),-n $(TEST_JOBS) --dist loadgroup)
 
 # The inner loop (under a minute): the database, the translations, the package's layers and
 # the engine's and translators' unit tests. `make test` before you push.
@@ -54,8 +59,10 @@ PREVIEW_LANG ?= ko
 preview: $(STAMP)
 	$(VENV)/bin/recipes serve --lang $(PREVIEW_LANG) --port $(PORT)
 
+# make bench BENCH_ARGS="--growth --suite": see bench/run.py --help (the long parts are options)
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 catalog: $(STAMP)
 	$(VENV)/bin/recipes catalog

@@ -123,13 +123,10 @@ def weight(root: Path, model: str) -> dict:
 
 
 def suite(root: Path) -> dict:
-    """The copy's suite as ``make test`` runs it (its Makefile's pytest line, CI=1)."""
-    make = (root / "Makefile").read_text(encoding="utf-8")
-    line = re.search(r"^test:.*\n\t\$\(PY\) -m pytest(?P<args>.*)$", make, re.M)
-    values = dict(re.findall(r"^(\w+)\s*\??=\s*(.*?)\s*$", make, re.M))
-    args = re.sub(r"\$\((\w+)\)", lambda m: values.get(m[1], ""),
-                  line["args"]).split() if line else []
-    return timed([PY, "-m", "pytest", "-q", *args], root, {"CI": "1"})
+    """The copy's suite as ``make test`` runs it (CI=1; this Python, no install step; the
+    caller's ``TEST_JOBS``, if any, passed on)."""
+    jobs = [f"TEST_JOBS={os.environ['TEST_JOBS']}"] if "TEST_JOBS" in os.environ else []
+    return timed(["make", "-s", "test", f"PY={PY}", "STAMP=", *jobs], root, {"CI": "1"})
 
 
 SUITE_RECORD = ROOT / ".build" / "bench-suite.json"

@@ -7,13 +7,6 @@ failure would crash pytest's own reporting (an AST recursion error while it prin
 failure); none today.
 """
 
-KNOWN = {
-    "tests/site/test_engines.py::test_korean_search_finds_every_model_page_for_a_korean_term[zensical]":
-        "Zensical's Korean search lists nothing on the four-model site; not yet known why (#23)",
-    **{f"tests/site/test_engines.py::test_korean_search_finds_a_flag_of_the_model_{how}[{m}-zensical]":
-       "Zensical's Korean search lists nothing on the four-model site; not yet known why (#23)"
-       for how in ("without_its_dashes", "as_written")
-       for m in ("deepseek-v4", "kimi-k3", "minimax-h3", "qwen3.8-flash-next")},
-}
+KNOWN: dict[str, str] = {}
 
 SKIPPED: dict[str, str] = {}

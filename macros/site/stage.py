@@ -429,6 +429,8 @@ class Stage:
         (site / "llms.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         if engine == "zensical" and language.sub:
             _root_404(site / "404.html", language.sub)
+        if engine == "zensical":
+            _spaced_search(site / "search.json")
 
 
 # Pygments wraps every run of blanks in a code block in <span class="w">, which no style
@@ -453,3 +455,31 @@ def _root_404(page: Path, sub: str) -> None:
     if page.is_file():
         text = page.read_text(encoding="utf-8")
         page.write_text(_ROOTED.sub(rf"\g<1>/{sub}/", text), encoding="utf-8")
+
+
+# Languages written with spaces between words, by the script of their words. Zensical's search
+# worker runs every word of a Chinese, Japanese or Korean site (its ``lang``) through
+# Intl.Segmenter; for these the segmenter only adds a break where the script changes
+# ("B200에서" → "B200", "에서"), at a cost that grows with the index (each time the search
+# opens, it builds the index anew). The separator says the same for the price of a regex.
+SPACED = {"ko": "Hangul"}
+
+
+def _spaced_search(index: Path) -> None:
+    """Zensical's search index for a language of ``SPACED``: no word segmentation, and a break
+    in the separator wherever that language's script begins or ends (the same words, the same
+    results, the index built several times faster)."""
+    if not index.is_file():
+        return
+    data = json.loads(index.read_text(encoding="utf-8"))
+    config = data.get("config") or {}
+    langs = config.get("lang") or []
+    scripts = {code: SPACED.get(re.split(r"[-_]", str(code).lower())[0]) for code in langs}
+    if not any(scripts.values()) or not config.get("separator"):
+        return
+    config["lang"] = [code for code in langs if not scripts[code]]
+    config["separator"] += "".join(f"|(?<=\\p{{Script={x}}})(?=\\P{{Script={x}}})"
+                                   f"|(?<=\\P{{Script={x}}})(?=\\p{{Script={x}}})"
+                                   for x in sorted({x for x in scripts.values() if x}))
+    index.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+                     encoding="utf-8")

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from helpers.browser import chromium, require_chromium, require_esbuild, serve
 from helpers.models import MODELS
@@ -225,9 +226,16 @@ def test_a_broken_link_fails_the_zensical_build_and_leaves_the_previous_site(sit
 
 # -- Korean search, through each engine's own search in Chromium --------------------------------
 
+# Zensical's search dialog says how its search stands in a status line: a progressive
+# "Loading search…" while its worker builds the index (anew each time the dialog opens), then
+# the count of results or that there are none.
+_ZENSICAL_SETTLED = re.compile(r"^(?!.*…\s*$).+", re.S)
+
+
 def _search(page, engine: str, query: str) -> list[str]:
     """The result links' paths for ``query``: typed (a key press after it, which Material's
-    search waits for) into the engine's own search box."""
+    search waits for) into the engine's own search box; Zensical's, once its dialog says it has
+    searched."""
     if engine == "mkdocs":
         box = page.locator("input.md-search__input")
         box.click()
@@ -238,6 +246,17 @@ def _search(page, engine: str, query: str) -> list[str]:
         results = "dialog ol[role=listbox] a[href]"
     box.fill(query)
     box.press("End")
+    if engine == "zensical":  # its dialog lives in a shadow root, which a locator enters
+        status = page.locator("dialog [role=status]")
+        expect(status).to_have_text(_ZENSICAL_SETTLED, timeout=60000)
+        # ten results at a time, the next ten as the list's end scrolls into view: all of them
+        total = int((re.findall(r"\d+", status.text_content()) or ["0"])[0])
+        items = page.locator("dialog ol[role=listbox] > li")
+        for _ in range(total // 10 + 1):
+            if items.count() >= total:
+                break
+            items.last.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
     page.wait_for_timeout(1000)
     hrefs = page.eval_on_selector_all(results, "els => els.map(e => e.href)")
     page.keyboard.press("Escape")
@@ -310,3 +329,55 @@ def test_korean_search_finds_a_flag_of_the_model_without_its_dashes(korean_searc
 def test_korean_search_finds_a_flag_of_the_model_as_written(korean_search, engine, model_id):
     found = korean_search(engine, _longest_flag(model_id))
     assert {f"/ko/models/{model_id}/", f"/ko/models/{model_id}/commands/"} & set(found), found
+
+
+# The queries a Korean reader types: every Korean term of the glossary.
+def _glossary_terms() -> list[str]:
+    from macros.i18n.terms import read_glossary
+
+    return [t.korean for t in read_glossary(ROOT / "docs" / "glossary.md", "glossary")
+            if t.korean]
+
+
+_WORKER_RESULTS = """async ([worker, config, queries]) => {
+  const index = await (await fetch('search.json')).json();
+  const w = new Worker(worker);
+  const next = () => new Promise(done => { w.onmessage = e => done(e.data); });
+  let answer = next();
+  w.postMessage({type: 0, data: {...index, config}});
+  await answer;
+  const out = [];
+  for (const input of queries) {
+    answer = next();
+    w.postMessage({type: 2, data: {input, filter: {input: {type: 'operator', data:
+      {operator: 'and', operands: []}}, aggregation: {input: [{type: 'term', data: {field: 'tags'}}]}}}});
+    const m = await answer;
+    out.push(m.type === 3 ? m.data.items.map(i => i.id) : 'error');
+  }
+  w.terminate();
+  return out;
+}"""
+
+
+@pytest.mark.browser
+def test_zensicals_korean_index_finds_what_word_segmentation_finds(sites):
+    """The Korean site's index is written without Zensical's word segmentation (stage.py
+    ``_spaced_search``): its separator breaks where Hangul begins or ends instead. Zensical's
+    own search worker, given the index both ways, answers every Korean glossary term with the
+    same results."""
+    require_chromium()
+    site = sites["zensical"] / "ko"
+    written = json.loads((site / "search.json").read_text(encoding="utf-8"))["config"]
+    assert "ko" not in written["lang"] and "Script=Hangul" in written["separator"]
+    cut = written["separator"].index("|(?<=\\p{Script=Hangul})")
+    engine = {"lang": ["ko"], "separator": written["separator"][:cut]}  # as Zensical wrote it
+    worker = next((site / "assets/javascripts/workers").glob("search.*.js"))
+    queries = _glossary_terms()
+    with chromium() as browser, serve(sites["zensical"]) as base:
+        page = browser.new_page()
+        page.goto(f"{base}/ko/llms.txt")  # the site's origin, none of a page's scripts
+        url = worker.relative_to(site).as_posix()
+        tuned = page.evaluate(_WORKER_RESULTS, [url, written, queries])
+        segmented = page.evaluate(_WORKER_RESULTS, [url, engine, queries])
+    assert "error" not in tuned and tuned == segmented
+    assert sum(bool(r) for r in tuned) > len(queries) // 2  # the terms are found at all

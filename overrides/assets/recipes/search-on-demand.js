@@ -31,13 +31,18 @@
   if (Real) {
     window.Worker = function (url, options) {
       if (!/\/workers\/search\.[^/]*\.js(\?|$)/.test(String(url))) return new Real(url, options);
-      var self = new EventTarget(), real = null, queue = [];
+      var self = new EventTarget(), real = null, queue = [], ended = false;
       function start() {
+        if (ended) return;  // closed before the reader wanted it
         real = new Real(url, options);
         ['message', 'messageerror', 'error'].forEach(function (kind) {
           real.addEventListener(kind, function (event) {
-            var copy = new MessageEvent(kind, { data: event.data });
-            self.dispatchEvent(kind === 'message' ? copy : new Event(kind));
+            var copy = kind === 'message' ? new MessageEvent(kind, { data: event.data }) : new Event(kind);
+            self.dispatchEvent(copy);
+            // a theme may listen through the on… properties (Zensical's search sets onmessage,
+            // onerror, onmessageerror), not addEventListener (Material's): both hear it
+            var handler = self['on' + kind];
+            if (typeof handler === 'function') handler.call(self, copy);
           });
         });
         queue.splice(0).forEach(function (m) { real.postMessage(m); });
@@ -46,15 +51,17 @@
         if (real) real.postMessage(message);
         else { queue.push(message); later(function () { if (!real) start(); }); }
       };
-      self.terminate = function () { if (real) real.terminate(); };
+      self.terminate = function () { ended = true; if (real) real.terminate(); };
       return self;
     };
     window.Worker.prototype = Real.prototype;
   }
 
-  // what opens the search: its box, its toggle (click or shortcut), a search in the address
+  // what opens the search: its box (Material's, or Zensical's in its dialog), its toggle (click
+  // or shortcut), a search in the address
   document.addEventListener('focusin', function (e) {
-    if (e.target && e.target.matches && e.target.matches('[data-md-component="search-query"]')) want();
+    if (e.target && e.target.matches
+        && e.target.matches('[data-md-component="search-query"], dialog input[role="combobox"]')) want();
   }, true);
   document.addEventListener('change', function (e) {
     if (e.target && e.target.id === '__search' && e.target.checked) want();
