@@ -332,7 +332,9 @@ def reader_rows(r: dict | None) -> list[str]:
         c = r[key]
         rows.append(f"| (r) click to the next frame (the one painting its result), {what} | "
                     f"median {c['median_ms']} ms, p95 "
-                    f"{c['p95_ms']} ms ({c['clicks']} clicks) |")
+                    f"{c['p95_ms']} ms ({c['clicks']} clicks, load {c.get('load', '?')}); the "
+                    f"page's main-thread CPU time in it: median {c.get('cpu_median_ms')} ms, "
+                    f"p95 {c.get('cpu_p95_ms')} ms |")
     for t in r["tasks"]:
         rows.append(f"| (r) task: {t['task']} | {t['clicks']} clicks, {t['seconds']} s from page "
                     f"load to the copied command |")

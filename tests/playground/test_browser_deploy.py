@@ -48,6 +48,9 @@ def test_each_format_copies_and_downloads_what_the_cli_prints(site, db, cli):
             sets = [a for k, v in flat.items() for a in ("--set", f"{k}={v}")]
             for fmt in ("command", "config", "compose", "k8s"):
                 page.click(f'[data-deploy-format="{fmt}"]')
+                # the file writers load at the first file format asked for (deployui.js)
+                page.wait_for_function("() => !document.querySelector('[data-testid=deploy]')"
+                                       ".hasAttribute('aria-busy')")
                 if fmt == "command":
                     want = [cli("command", model_id, *sets).out]
                 else:
@@ -100,6 +103,8 @@ def test_deploy_as_follows_the_release_select(site, db, cli):
         assert page.input_value('[data-testid="sglang"]') == release
         for fmt in ("compose", "k8s"):
             page.click(f'[data-deploy-format="{fmt}"]')
+            page.wait_for_function("() => !document.querySelector('[data-testid=deploy]')"
+                                   ".hasAttribute('aria-busy')")  # the writers, at first use
             got = cli("command", model_id, *sets, "--as", fmt, "--sglang", release,
                       "--format", "json").json()
             want = [f["text"] for f in got["files"]]
