@@ -27,8 +27,8 @@ install: $(STAMP)
 # TEST_JOBS=auto (or a number) runs the tests on that many cores (pytest-xdist): a test using a
 # module-scoped fixture stays with its module's group on one worker (tests/conftest.py), and what
 # many tests only read (the built sites) is built once for all workers (tests/helpers/shared.py).
-# Empty (the default until a full run under xdist is green): one process.
-TEST_JOBS ?=
+# TEST_JOBS= (empty): one process.
+TEST_JOBS ?= auto
 test: $(STAMP)
 	$(PY) -m pytest $(if $(TEST_JOBS),-n $(TEST_JOBS) --dist loadgroup)
 
