@@ -144,8 +144,8 @@ def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:
 
 def _catalog_changes(pinned: dict, other: dict) -> dict:
     """A release's catalog slice as its changes against the pinned one: ``flags`` it has
-    otherwise or only, ``missing`` (the pinned flags it lacks), and ``below``, ``env`` and
-    ``env_deprecated`` whole where they differ."""
+    otherwise or only, ``missing`` (the pinned flags it lacks), and ``below``, ``config`` (how
+    its server reads a config file), ``env`` and ``env_deprecated`` whole where they differ."""
     out: dict = {}
     flags = {n: spec for n, spec in other["flags"].items() if pinned["flags"].get(n) != spec}
     missing = [n for n in pinned["flags"] if n not in other["flags"]]
@@ -153,7 +153,7 @@ def _catalog_changes(pinned: dict, other: dict) -> dict:
         out["flags"] = flags
     if missing:
         out["missing"] = missing
-    for key in ("below", "env", "env_deprecated"):
+    for key in ("below", "config", "env", "env_deprecated"):
         if other[key] != pinned[key]:
             out[key] = other[key]
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers.models import BENCHMARKED as MODELS, ROOT, edit_yaml, unused_choice_flag  # noqa: N811
+from helpers.models import SPEED as MODELS, ROOT, edit_yaml, unused_choice_flag  # noqa: N811
 from helpers.sybil_docs import COUNTS, run_document
 from macros.site import render
 from macros.engine import yamlfile

@@ -16,6 +16,17 @@ _INFO = {m: yaml.safe_load((ROOT / "recipes" / m / "model.yaml").read_text(encod
 # Models that publish benchmark results (benchmarks.yaml, optional): the results' pages are
 # tested on these; a model without the file has no results to show.
 BENCHMARKED = [m for m in MODELS if (ROOT / "recipes" / m / "benchmarks.yaml").is_file()]
+
+
+def _speed_rows(model_id: str) -> bool:
+    data = yaml.safe_load((ROOT / "recipes" / model_id / "benchmarks.yaml").read_text(
+        encoding="utf-8")) or {}
+    return any(result.get("rows") for result in data.get("results") or [])
+
+
+# Models that publish speed rows (a serving benchmark with a reproduce command beside each
+# row); a model may publish only measured rows of its own metrics (a diffusion model's).
+SPEED = [m for m in BENCHMARKED if _speed_rows(m)]
 # Models that declare calculators: their properties are tested on these.
 CALCULATED = [m for m in MODELS if _INFO[m].get("calculators")]
 # Models whose calculators read a request length: the avg_len inputs are tested on these.

@@ -28,17 +28,24 @@ def _resolution(db, model_id, match):
     return model, resolve(db, Selection.flat(model, match))
 
 
+def _imaged(db, model, cell) -> bool:
+    """Whether the cell runs in a published image (a selection without one is installed with
+    pip and has no docker line to check)."""
+    return resolve(db, Selection.flat(model, dict(cell.match))).docker_image is not None
+
+
 def _vendor_cells():
-    """(model, the first cell on each vendor the model runs on)."""
+    """(model, the first cell with a docker line on each vendor the model runs on)."""
     from macros.engine.database import cached_database
 
     db = cached_database()
     out = []
     for model_id in MODELS:
         seen = set()
-        for cell in db.model(model_id).cells:
+        model = db.model(model_id)
+        for cell in model.cells:
             vendor = db.platforms[cell.match["hw"]].vendor.value
-            if vendor not in seen:
+            if vendor not in seen and _imaged(db, model, cell):
                 seen.add(vendor)
                 out.append((model_id, dict(cell.match)))
     return out
@@ -54,7 +61,7 @@ def _published_cells():
         model = db.model(model_id)
         for cell in model.cells:
             res = resolve(db, Selection.flat(model, dict(cell.match)))
-            if not runmodes.host_network(db, res):
+            if res.docker_image is not None and not runmodes.host_network(db, res):
                 out.append((model_id, dict(cell.match)))
                 break
     return out
@@ -64,7 +71,8 @@ def _first_cells():
     from macros.engine.database import cached_database
 
     db = cached_database()
-    return [(m, dict(db.model(m).cells[0].match)) for m in MODELS]
+    return [(m, next(dict(c.match) for c in db.model(m).cells if _imaged(db, db.model(m), c)))
+            for m in MODELS]
 
 
 VENDOR_CELLS, PUBLISHED, FIRST = _vendor_cells(), _published_cells(), _first_cells()

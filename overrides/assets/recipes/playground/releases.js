@@ -92,7 +92,7 @@ function wholeCatalog(base, changes) {
     else if (missing.indexOf(name) < 0) flags[name] = base.flags[name];
   });
   var out = { flags: flags };
-  ['below', 'env', 'env_deprecated'].forEach(function (k) { out[k] = has(changes, k) ? changes[k] : base[k]; });
+  ['below', 'config', 'env', 'env_deprecated'].forEach(function (k) { out[k] = has(changes, k) ? changes[k] : base[k]; });
   return out;
 }
 
