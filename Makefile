@@ -28,7 +28,7 @@ install: $(STAMP)
 # module-scoped fixture stays with its module's group on one worker (tests/conftest.py), and what
 # many tests only read (the built sites) is built once for all workers (tests/helpers/shared.py).
 # TEST_JOBS= (empty): one process.
-TEST_JOBS ?= auto
+TEST_JOBS ?=
 test: $(STAMP)
 	$(PY) -m pytest $(if $(TEST_JOBS),-n $(TEST_JOBS) --dist loadgroup)
 

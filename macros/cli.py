@@ -170,6 +170,16 @@ def _selection(args, model):
     return Selection.flat(model, values, avg_len)
 
 
+def command_json(db, model, sel, res, lang: str, release) -> dict:
+    """``recipes command --format json``'s object (the MCP server's ``command`` answers it)."""
+    from macros.engine.effects import same_command
+
+    out = _resolution_json(db, model, res, lang)
+    out["settings"] = _settings_json(db, model, sel, res, lang)
+    out["same_command"] = same_command(db, sel, res, release)
+    return out
+
+
 def cmd_command(args) -> int:
     from macros.site import render
     from macros.engine.resolve import resolve
@@ -190,11 +200,8 @@ def cmd_command(args) -> int:
             return 1
         print(files_text(found, args.format), end="")
     elif args.format == "json":
-        out = _resolution_json(db, model, res, args.lang)
-        out["settings"] = _settings_json(db, model, sel, res, args.lang)
-        from macros.engine.effects import same_command
-        out["same_command"] = same_command(db, sel, res, release)
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json.dumps(command_json(db, model, sel, res, args.lang, release),
+                         ensure_ascii=False, indent=2))
     else:
         from macros.site.deploy import command_output
 

@@ -105,10 +105,9 @@ def command(model: str, selection: dict[str, str] | None = None, format: str = "
     if format == "command":
         return deploy.command_output(db, m, res, lang)
     if format == "json":
-        from macros.cli import _resolution_json, _settings_json
+        from macros.cli import command_json
 
-        out = _resolution_json(db, m, res, lang)
-        out["settings"] = _settings_json(db, m, Selection.flat(m, picks), res, lang)
+        out = command_json(db, m, Selection.flat(m, picks), res, lang, release)
         return json.dumps(out, ensure_ascii=False, indent=2)
     found = deploy.files(db, m, res, format, lang, release)
     return deploy.files_text(found) if found else f"error: {deploy.no_image(db, res, format)}"

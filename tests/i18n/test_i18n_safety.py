@@ -318,7 +318,7 @@ def test_a_page_renders_the_recipe_macros_and_keeps_raw_blocks_as_text(tmp_path,
 
 
 MACROS = ("about, badge, benchmarks, calculator_table, caveats, cells, command, effective, matrix, "
-          "models, playground, router, run_modes, scaling_table, status_badge, status_meanings, text, "
+          "models, playground, requests, router, run_modes, scaling_table, status_badge, status_meanings, text, "
           "values, verify_report")
 REFUSED = [
     ("attribute", "{{ status_badge.__self__ }}", "attribute access ('.__self__') is not allowed"),

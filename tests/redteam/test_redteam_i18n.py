@@ -271,6 +271,6 @@ def test_validate_of_a_catalog_repeating_a_mistake_is_bounded(recipes_copy, cli)
     bogus = [ln for ln in r.err.splitlines() if "unknown field 'bogus'" in ln]
     assert len(bogus) == 21
     assert bogus[-1] == ("error: … and 280 more like this in recipes/kimi-k3/cells.yaml: unknown "
-                         "field 'bogus' (valid fields: match, nodes, status, verified_in, "
+                         "field 'bogus' (valid fields: match, nodes, gpus_per_node, status, verified_in, "
                          "collapse_pp, redirect, warn, env, flags, pins, verified_with)")
     assert r.code == 1

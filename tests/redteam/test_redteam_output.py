@@ -208,6 +208,10 @@ def project_copy(tmp_path: Path) -> Path:
         shutil.copy(ROOT / name, root / name)
     for name in ("docs", "overrides", "recipes", "macros"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    modules = ROOT / "tests" / "js" / "node_modules"  # the npm tools the build bundles with
+    if modules.is_dir():
+        (root / "tests" / "js").mkdir(parents=True)
+        (root / "tests" / "js" / "node_modules").symlink_to(modules.resolve())
     return root
 
 
