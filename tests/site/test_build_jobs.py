@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,23 @@ def project(tmp_path_factory):
 
 
 @pytest.fixture
-def forks(monkeypatch):
+def alone():
+    """This process with its main thread only, as the fork path needs. A browser test earlier in
+    the same process leaves the shared Playwright running, and asyncio keeps a thread waiting on
+    its driver: the browser is stopped (the next browser test launches another) and its threads
+    are given a moment to end. Whatever thread is still running is named, not built around."""
+    from helpers.browser import _Shared
+
+    _Shared.stop()
+    deadline = time.monotonic() + 15
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    others = [t.name for t in threading.enumerate() if t is not threading.current_thread()]
+    assert not others, f"other threads run in this process, the build would not fork: {others}"
+
+
+@pytest.fixture
+def forks(monkeypatch, alone):
     """Counts the build's forks (in this process: the workers never return here)."""
     calls = []
     real = os.fork
@@ -102,9 +119,13 @@ def test_a_failure_reads_the_same_either_way_and_leaves_no_worker_and_no_scratch
     assert not list((tmp_path / ".build").glob("site-*"))
 
 
-def test_a_worker_that_dies_fails_the_build_with_its_exit_status(project, tmp_path, monkeypatch):
+def test_a_worker_that_dies_fails_the_build_with_its_exit_status(project, tmp_path, monkeypatch,
+                                                                  alone):
+    parent = os.getpid()
+
     def killed(stage, language, quiet, engine):
         if language.lang != "en":
+            assert os.getpid() != parent, "built in the test's own process: no worker to kill"
             os._exit(9)
         real(stage, language, quiet, engine)
     real = build_module._build_language
