@@ -13,8 +13,10 @@ imports them for the parity tests); the site gets the bundle, the preview's incl
 Material's style sheets style every feature it has (blogs, annotations, cards, versions,
 tags …); a site uses a few. ``purge_theme_css`` keeps a rule when every word of its selector
 appears in the language site's pages, the theme's bundle (which draws search results,
-tooltips and copy buttons at run time) or the Playground's scripts; the rest goes. The theme's
-files are not edited: the build's copies are.
+tooltips and copy buttons at run time) or the Playground's scripts; the rest goes. So do the
+custom properties (``--md-…``) and keyframes no kept rule reads, unless a page, a script, our
+own style sheets name it or a later theme sheet reads it (PurgeCSS's ``variables`` judges each
+sheet when it is done with it). The theme's files are not edited: the build's copies are.
 
 esbuild and PurgeCSS come from npm (``tests/js/package.json``, installed by ``make install``);
 esbuild's binary ships inside its npm package, nothing is downloaded at build time. Without
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -127,6 +130,27 @@ def bundle_assets(source: Path, assets: Path) -> bool:
 # run time, and ours).
 THEME_CSS = ("assets/stylesheets/main.*.css", "assets/stylesheets/palette.*.css")
 CONTENT = ("**/*.html", "assets/javascripts/bundle.*.js", "assets/recipes/**/*.js")
+OWN_CSS = "assets/recipes/*.css"
+_PROPERTY = re.compile(r"--[A-Za-z0-9_-]+")
+_READ = re.compile(r"var\(\s*(--[A-Za-z0-9_-]+)")
+
+
+def _named_properties(content: list[Path], own: list[Path], sheets: list[Path]) -> list[str]:
+    """The custom properties a purge must keep beyond what each sheet's kept rules read: every
+    one the pages and scripts name (set or read at run time, in a style attribute), our own
+    style sheets name, or a theme sheet reads of what an earlier one declares."""
+    found: set[str] = set()
+    for path in [*content, *own]:
+        found.update(_PROPERTY.findall(path.read_text(encoding="utf-8", errors="replace")))
+    # PurgeCSS reads the sheets in turn and drops a sheet's unread properties when done with
+    # it: what a later sheet reads of an earlier one's is kept here (what an earlier sheet's
+    # kept rules read of a later one's, it has seen by then)
+    declared: set[str] = set()
+    for sheet in sheets:
+        text = sheet.read_text(encoding="utf-8")
+        found.update(set(_READ.findall(text)) & declared)
+        declared.update(re.findall(r"(--[A-Za-z0-9_-]+)\s*:", text))
+    return sorted(found)
 
 
 def purge_theme_css(site: Path, skip: tuple[str, ...] = ()) -> bool:
@@ -138,14 +162,16 @@ def purge_theme_css(site: Path, skip: tuple[str, ...] = ()) -> bool:
     sheets = [p for pattern in THEME_CSS for p in sorted(site.glob(pattern))]
     if exe is None or not sheets:
         return False
-    content = [str(p) for pattern in CONTENT for p in sorted(site.glob(pattern))
+    content = [p for pattern in CONTENT for p in sorted(site.glob(pattern))
                if not (skip and p.relative_to(site).parts[0] in skip)]
+    keep = _named_properties(content, sorted(site.glob(OWN_CSS)), sheets)
     with tempfile.TemporaryDirectory(prefix=".purge-", dir=site) as tmp:
         # the file lists go in a config file: a catalogue's pages would overflow a command line
         config = Path(tmp) / "purgecss.config.cjs"
         config.write_text("module.exports = " + json.dumps(
-            {"content": content, "css": [str(p) for p in sheets], "output": tmp}) + ";\n",
-            encoding="utf-8")
+            {"content": [str(p) for p in content], "css": [str(p) for p in sheets],
+             "output": tmp, "variables": True, "keyframes": True,
+             "safelist": {"variables": keep}}) + ";\n", encoding="utf-8")
         _run(exe, ["--config", str(config)])
         for sheet in sheets:
             os.replace(Path(tmp) / sheet.name, sheet)

@@ -5,6 +5,11 @@ database (cells, axes, rules) for the JavaScript interpreter, the slice of the f
 model's commands can contain (the pinned release's whole, every other release's as its changes
 against it), and the text of one language. Must not pre-compute commands:
 the Playground composes them from the same rules, and a parity test compares the two.
+
+The site ships each export in two files (``split_export``): what a page needs to mount the
+Playground and answer every click on the recipe's own releases, and the part only a later
+action reads (another release's catalog, the deployment files' keys and texts), which the
+Playground fetches the first time it needs it. ``recipes export`` prints the two together.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from macros.engine.model import Database
 
 from macros.engine.model import EXPORTED_TEXT_ID
 from macros.engine.flags import parse_flag_text
+from macros.engine.releases import LATEST
 
 _TEXT_ID = EXPORTED_TEXT_ID
 EXPORT_VERSION = 1
@@ -108,6 +114,63 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
         "reader_values": [v.model_dump(mode="json") for v in db.reader_values],
         "text": text,
     }
+
+
+# The part of an export only a later action reads (split_export): the deployment files'
+# (playground/deploy.js, loaded at the first "Deploy as" format) Compose keys, the container
+# keys only they write (run_flags: the docker options each one takes; kubernetes: the pod's
+# names), and their texts. The release catalogs the recipe's images do not run are the rest.
+LATER_KEYS = ("compose_keys",)
+LATER_CONTAINERS = ("run_flags", "kubernetes")
+LATER_TEXT = "deploy."
+LATER = "later"  # the mounted part's key: the later file's name, beside it
+
+
+def later_name(model_id: str, lang: str) -> str:
+    return f"{model_id}.{lang}.later.json"
+
+
+def image_releases(data: dict) -> set[str]:
+    """The releases the model's images run (resolve: an image naming none runs the pinned
+    release, ``latest`` the newest): the releases a selection is spelt for until the reader
+    picks another."""
+    releases = data["releases"]
+    return {releases["newest"] if rule["sglang"] == LATEST else rule["sglang"]
+            for rule in data["model"]["docker_images"] if rule.get("sglang")} \
+        | {releases["pinned"]}
+
+
+def split_export(data: dict, name: str) -> tuple[dict, dict]:
+    """An export (export_model) as the site ships it: the part a page fetches to mount the
+    Playground, which names the other part's file ``name`` under ``later``, and that part:
+    the catalogs of the releases no image of the model runs (needed once the reader picks one,
+    or a link names one) and what only the deployment files read (LATER_*). Each value of the
+    later part is a key of the export, or a mapping whose keys join that key's (join_export)."""
+    keep = image_releases(data)
+    now = {k: v for k, v in data.items() if k not in LATER_KEYS}
+    later: dict = {k: data[k] for k in LATER_KEYS if k in data}
+    catalogs = data["release_catalogs"]
+    now["release_catalogs"] = {v: c for v, c in catalogs.items() if v in keep}
+    later["release_catalogs"] = {v: c for v, c in catalogs.items() if v not in keep}
+    now["containers"] = {k: v for k, v in data["containers"].items()
+                         if k not in LATER_CONTAINERS}
+    later["containers"] = {k: v for k, v in data["containers"].items() if k in LATER_CONTAINERS}
+    now["text"] = {k: v for k, v in data["text"].items() if not k.startswith(LATER_TEXT)}
+    later["text"] = {k: v for k, v in data["text"].items() if k.startswith(LATER_TEXT)}
+    now[LATER] = name
+    return now, later
+
+
+def join_export(now: dict, later: dict) -> dict:
+    """The two parts of split_export as one export again (what the Playground's addLater
+    does in the browser)."""
+    out = {k: v for k, v in now.items() if k != LATER}
+    for key, value in later.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
 
 
 def _catalog_slice(catalog, names: list[str], env_names: set[str]) -> dict:

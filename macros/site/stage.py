@@ -240,7 +240,7 @@ class Stage:
     def stage(self, language: Language, only: set[str] | None = None) -> None:
         """Stage a language's pages (all, or only the page uris in ``only``) and its exports."""
         from macros.engine.database import cached_database
-        from macros.site.export import export_model
+        from macros.site.export import export_model, later_name, split_export
         from macros.site.pages import PageTemplates, Site
 
         staged_docs = self.dir / language.config["docs_dir"]
@@ -279,11 +279,14 @@ class Stage:
             raise StageFailed("\n".join(problems))
         if only is None:
             for model_id in db.models:
-                data = export_model(db, model_id, language.lang)
+                # in two files: what mounts the Playground, and what it fetches on first need
+                name = later_name(model_id, language.lang)
+                parts = split_export(export_model(db, model_id, language.lang), name)
                 out = staged_docs / "assets" / "recipes" / f"{model_id}.{language.lang}.json"
                 out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-                               encoding="utf-8")
+                for part, path in zip(parts, (out, out.with_name(name))):
+                    path.write_text(json.dumps(part, ensure_ascii=False, separators=(",", ":")),
+                                    encoding="utf-8")
 
     def _sources(self, language: Language) -> dict[str, Path]:
         """Every file the language publishes (uri -> source), English stand-ins included."""
@@ -374,7 +377,8 @@ class Stage:
         """The post-build files of a language's site: Markdown copies and llms.txt; the
         project's scripts and styles bundled and minified, and the theme's style sheets
         without the rules nothing on the site can match (``macros.site.bundle``); the code
-        blocks' blank runs out of their uncoloured spans."""
+        blocks' blank runs out of their uncoloured spans, and the pages without the checker's
+        directives (``_slim_page``)."""
         site = self.site_dir(language)
         custom = (language.config.get("theme") or {}).get("custom_dir")
         try:
@@ -385,7 +389,7 @@ class Stage:
         others = () if language.sub else tuple(sorted(self.subs))  # their own sites
         for page in site.rglob("*.html"):
             if page.relative_to(site).parts[0] not in others:
-                _unwrap_whitespace(page)
+                _slim_page(page)
         try:
             if purge:  # not in the live preview: a rebuild keeps the copies it purged before
                 purge_theme_css(site, others)
@@ -415,8 +419,14 @@ class Stage:
             lines.append(f"- [{self.title(language, uri)}]({target})")
         lines += ["", "## Data", ""]
         exports = sorted((site / "assets" / "recipes").glob(f"*.{language.lang}.json"))
-        lines += [f"- [{p.name.removesuffix(f'.{language.lang}.json')} recipe database "
-                  f"({language.lang})](assets/recipes/{p.name})" for p in exports]
+        from macros.site.export import later_name
+
+        for p in exports:  # each in the two parts the Playground reads (export.split_export)
+            model_id = p.name.removesuffix(f".{language.lang}.json")
+            later = later_name(model_id, language.lang)
+            lines.append(f"- [{model_id} recipe database ({language.lang})](assets/recipes/"
+                         f"{p.name}), with the other releases' flag catalogs and what the "
+                         f"deployment files read in [{later}](assets/recipes/{later})")
         for alt in (config.get("extra") or {}).get("alternate") or []:
             if alt.get("lang") != language.lang:
                 lines.append(f"- [The same site in {alt.get('name')}]"
@@ -436,11 +446,16 @@ class Stage:
 # Pygments wraps every run of blanks in a code block in <span class="w">, which no style
 # colours: a third of a model page's spans, gone without a visible change.
 _BLANK_SPAN = re.compile(r'<span class="w">([ \t\n]*)</span>')
+# The check and bench directives above a page's shell blocks (pages._directive, hand-written
+# ones too) are for the checker and the docs' tests, which read the Markdown (the sources and
+# the site's Markdown copies, which keep them); in the HTML a reader downloads they are dead
+# weight (about 1 KB gzip on a model page). A comment in a code block is text (&lt;!--).
+_DIRECTIVE = re.compile(r"<!--\s*(?:check|bench):[^>]*?-->\n?")
 
 
-def _unwrap_whitespace(page: Path) -> None:
+def _slim_page(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
-    slim = _BLANK_SPAN.sub(r"\1", text)
+    slim = _DIRECTIVE.sub("", _BLANK_SPAN.sub(r"\1", text))
     if slim != text:
         page.write_text(slim, encoding="utf-8")
 

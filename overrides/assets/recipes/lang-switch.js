@@ -2,7 +2,11 @@
  *
  * Our language links already point at the same page (and carry the selection). Material's own
  * handler would re-map them through the other site's sitemap.xml, which is empty without a
- * site_url, and send the reader to the other language's home page; keep it out. The switch
+ * site_url, and send the reader to the other language's home page; keep it out, and keep it
+ * from fetching every language's sitemap.xml with each page: it reads the sites to map from
+ * the head's <link rel="alternate" hreflang> tags, which leave the page's DOM here (this
+ * script runs in the head after them, before Material's bundle; the HTML keeps them for
+ * crawlers). The switch
  * also keeps the reader's place: a page anchor (#cell-…, a heading) rides along when the link
  * carries no selection of its own, and the heading above the top of the screen, with how far
  * past it the reader was, is handed to the other page (sessionStorage), which scrolls there once
@@ -15,6 +19,9 @@
  */
 (function () {
   var PLACE = 'recipes:place';
+  Array.prototype.forEach.call(document.querySelectorAll('link[rel="alternate"][hreflang]'), function (link) {
+    link.parentNode.removeChild(link);
+  });
   document.addEventListener('click', function (event) {
     var target = event.target, link = target && target.closest && target.closest('a[data-recipes-lang]');
     if (!link) return;

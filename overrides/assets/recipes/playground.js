@@ -4,13 +4,16 @@
  *
  * This entry module owns mounting: it finds the page's Playgrounds and "Your values" panel,
  * fetches each model's export (the page's only request beyond its own files), starts the
- * Playground with the selection in the URL hash and follows later hash changes. The modules it
+ * Playground with the selection in the URL hash and follows later hash changes. The export's
+ * later part (export.split_export: the catalogs of the releases the model's images do not run,
+ * what only the deployment files read) is fetched when the Playground first needs it. The modules it
  * loads from playground/:
  *   python.js      Python value semantics (str(), float(), int(), f"{x:.Nf}")
  *   conditions.js  macros/engine/conditions.py: evaluate, fill, evalExpr
  *   flags.js       macros/engine/flags.py: quote, parseFlagText, shlex
  *   calculator.js  macros/engine/calculator.py: calcEvaluate, calcField, fmt
  *   releases.js    macros/engine/releases.py: the release a command is for, renamed flags
+ *   later.js       the export's later part: asking for it, joining it in
  *   state.js       resolve._State: the command while it is composed
  *   resolve.js     macros/engine/resolve.py: compose (= resolve(..., strict=False))
  *   explain.js     the caveats and the effective configuration of a result
@@ -42,15 +45,19 @@ function load() {  // the modules a Playground needs, fetched at the same time a
   return modules;
 }
 
+function fetchJSON(name) {  // a file beside this one (assets/recipes/)
+  var url = new URL(name, import.meta.url);
+  return fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
+    if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status);
+    return r.json();
+  });
+}
+
 function mount(root) {
   if (root.getAttribute('data-mounted')) return;
   root.setAttribute('data-mounted', 'loading');
   var lang = root.getAttribute('data-lang') || 'en', model = root.getAttribute('data-model');
-  var url = new URL(model + '.' + lang + '.json', import.meta.url);
-  var data = fetch(url.href, { credentials: 'same-origin' }).then(function (r) {
-    if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status);
-    return r.json();
-  });
+  var data = fetchJSON(model + '.' + lang + '.json');
   load().then(function (m) { start(root, m, data); }, function (e) {
     root.setAttribute('data-mounted', 'failed');
     if (typeof console !== 'undefined') console.warn('recipe playground:', e);
@@ -60,14 +67,14 @@ function mount(root) {
 function start(root, m, data) {
   var clear = m.clear, el = m.el, Playground = m.Playground;
   function readHash() { return m.parseHash(location.hash); }
-  // The export sits beside this file (assets/recipes/), in the site of the page's language.
   root.setAttribute('aria-busy', 'true');
   root.appendChild(el('p', { className: 'rp-loading', text: root.getAttribute('data-loading') || '' }));
   data.then(function (data) {
-    var pg = new Playground(root, data);
+    var pg = new Playground(root, data, fetchJSON);
     root.playground = pg;
     m.mountDeploy(pg, root);
-    pg.load(readHash());
+    return Promise.resolve(pg.load(readHash())).then(function () { return pg; });  // a link's release: its catalog first
+  }).then(function (pg) {
     document.addEventListener('recipes:values', function () { if (pg.res) pg.renderOutput(pg.res); });
     window.addEventListener('hashchange', function () {
       var hash = readHash();

@@ -5,8 +5,9 @@
  * reader's values filled in (values.js), and, next to Copy, the placeholders still left to fill
  * with a link to the "Your values" panel, so a file is never copied with one in silence.
  * Mounted by playground.js after the Playground; follows each result the Playground renders.
- * The file writers (deploy.js) load when the reader first picks a format other than the
- * command: the first screen needs none of them. DOM.
+ * The file writers (deploy.js), and the export's later part with what only they read, load
+ * when the reader first picks a format other than the command: the first screen needs none
+ * of them. DOM.
  */
 import { commandText, routerText, text } from './render.js';
 import { fillValues } from './values.js';
@@ -77,14 +78,18 @@ DeployAs.prototype.render = function () {
   });
   var found;
   if (this.format === 'command') found = commandFiles(data, res);
-  else if (writers && writers.done) found = writers.done.deployFiles(data, res, this.format);
-  else {  // the writers arrive, then the current result is drawn (the reader may have moved on)
-    if (!writers) {
-      writers = import('./deploy.js');
-      writers.then(function (m) { writers.done = m; });
+  else if (this.writers) found = this.writers.deployFiles(data, res, this.format);
+  else {  // the writers and the later part arrive, then the current result is drawn (the reader may have moved on)
+    if (!writers) writers = import('./deploy.js');
+    if (!this.ready) {
+      this.ready = Promise.all([writers, this.pg.later()]).then(function (m) { self.writers = m[0]; },
+        function (e) { self.ready = null; throw e; });
     }
     this.box.setAttribute('aria-busy', 'true');
-    writers.then(function () { self.box.removeAttribute('aria-busy'); self.render(); });
+    this.ready.then(function () { self.box.removeAttribute('aria-busy'); self.render(); }, function (e) {
+      self.box.removeAttribute('aria-busy');
+      if (typeof console !== 'undefined') console.warn('recipe playground:', e);
+    });
     return;
   }
   clear(this.files);

@@ -8,6 +8,7 @@
 import { has, list } from './python.js';
 import { envText, flagText, sameFlag } from './flags.js';
 import { compose } from './resolve.js';
+import { isLater } from './later.js';
 
 /** The cell alone (its keys, nothing chosen): composed once per cell and export, since every
  *  click compares against it. Kept beside the export, out of its enumerable keys. */
@@ -134,7 +135,7 @@ export function optionProbe(data, res) {
     var sel = {}, other;
     Object.keys(base).forEach(function (k) { sel[k] = base[k]; });
     sel[axis] = option;
-    try { other = compose(data, sel); } catch (e) { return null; }
+    try { other = compose(data, sel); } catch (e) { if (isLater(e)) throw e; return null; }
     if (other.picks[axis] !== option) return null;
     if (signatureOf(other) === mine) return NO_EFFECT;
     var now = errorRules(other);
@@ -157,12 +158,12 @@ export function explainOption(data, res, axisId, option, reason) {
   function picked(r, key) { return has(r.picks, key) && r.picks[key] !== null && r.picks[key] !== undefined ? r.picks[key] : r.match[key]; }
   function changes(sel, fixed, value) {
     var base, other;
-    try { base = compose(data, sel); } catch (e) { return false; }
+    try { base = compose(data, sel); } catch (e) { if (isLater(e)) throw e; return false; }
     if (picked(base, fixed) !== value) return false;
     var sel2 = {};
     Object.keys(sel).forEach(function (k) { sel2[k] = sel[k]; });
     sel2[axisId] = option;
-    try { other = compose(data, sel2); } catch (e) { return false; }
+    try { other = compose(data, sel2); } catch (e) { if (isLater(e)) throw e; return false; }
     if (other.picks[axisId] !== option || picked(other, fixed) !== value) return false;
     if (signatureOf(other) === signatureOf(base)) return false;
     var was = errorRules(base), now = errorRules(other);

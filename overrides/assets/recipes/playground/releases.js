@@ -7,6 +7,7 @@
 import { get, has, list } from './python.js';
 import { flagText } from './flags.js';
 import { valueProblem } from './check.js';
+import { needLater } from './later.js';
 
 export function releaseOf(data, given) {  // Releases.resolve
   var r = data.releases;
@@ -77,10 +78,15 @@ function back(m, out) {  // Releases._back: the replacement in the old spelling
 /** The catalog slice of a release: the pinned one (data.catalog), or another release's, which
  *  the export gives as its changes against the pinned one (export._catalog_changes: the flags
  *  it has otherwise or only, the flags it lacks, and below, env, env_deprecated where they
- *  differ), put together once. */
+ *  differ), put together once. The catalogs of the releases no image of the model runs come
+ *  with the export's later part: asked for before it is in, it throws (later.js). */
 export function catalogOf(data, release) {
   var changes = get(data.release_catalogs || {}, release);
-  if (!changes) return data.catalog;
+  if (!changes) {
+    // a release no image runs, with the export's later part not in yet (later.js)
+    if (data.later && release !== data.catalog.version) needLater(data, release);
+    return data.catalog;
+  }
   if (!changes.__whole) Object.defineProperty(changes, '__whole', { value: wholeCatalog(data.catalog, changes) });
   return changes.__whole;
 }

@@ -4,7 +4,9 @@
  * release) and the folded cards under More settings; the selection (the cell's keys, the settings the reader
  * chose, the request length, the release) read from a hash (load) and written back to it (scheduleHash,
  * with the language links, once the click's frame is painted); composing on every change (update) and
- * greying, in the background after that frame, the options that would change nothing (probeIdle). The output side is output.js. DOM.
+ * greying, in the background after that frame, the options that would change nothing (probeIdle); the
+ * export's later part fetched the first time a result needs it (later), and that result composed again
+ * then. The output side is output.js. DOM.
  */
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
@@ -13,9 +15,13 @@ import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue, sameProbe, 
 import { hashOf, ownsHash, readSelection, unknownPairs } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
+import { addLater, isLater } from './later.js';
 
-export function Playground(root, data) {
+/** `fetchLater(name)`: a promise of the export's later part named `name` (playground.js
+ *  fetches it beside the export). */
+export function Playground(root, data, fetchLater) {
   this.root = root; this.data = data; this.lang = data.lang;
+  this.fetchLater = fetchLater;
   this.dims = dimensionsOf(data);  // the cell's keys: the Deploy card's first rows
   this.groups = {};  // axis key -> {box, buttons: {option: button}, tips: {option: span}}
   this.explicit = {};
@@ -24,6 +30,29 @@ export function Playground(root, data) {
 }
 
 Playground.prototype.t = function (id, fields) { return text(this.data, id, fields); };
+
+/** A promise that the export's later part is in (at once when it is, or there is none):
+ *  fetched once, on the first result that needs it (another release's catalog) or the first
+ *  deployment file; the Playground is busy meanwhile. A failed fetch is said in the notice,
+ *  and the next need tries again. */
+Playground.prototype.later = function () {
+  var self = this, data = this.data;
+  if (!data.later) return Promise.resolve();
+  if (!this.laterPart) {
+    this.root.setAttribute('aria-busy', 'true');
+    this.laterPart = Promise.resolve().then(function () { return self.fetchLater(data.later); }).then(function (part) {
+      if (data.later) addLater(data, part);
+      self.root.removeAttribute('aria-busy');
+    }, function (e) {
+      self.laterPart = null;
+      self.root.removeAttribute('aria-busy');
+      self.notice.hidden = false;
+      self.notice.textContent = self.root.getAttribute('data-failed') || '';
+      throw e;
+    });
+  }
+  return this.laterPart;
+};
 
 Playground.prototype.optionLabel = function (axisId, option) {
   if (axisId === 'hw') return option.label;
@@ -182,7 +211,19 @@ Playground.prototype.choose = function (key, value, button) {
 /** Is this hash a Playground selection (and not a heading anchor)? */
 Playground.prototype.owns = function (hash) { return ownsHash(this.data, this.dims, hash); };
 
+/** The selection of a hash, composed; a promise when the result waits for the export's later
+ *  part (a link naming another release), that is kept once it is drawn. */
 Playground.prototype.load = function (hash) {
+  var self = this;
+  try {
+    return this.loadNow(hash);
+  } catch (e) {
+    if (!isLater(e)) throw e;
+    return this.later().then(function () { return self.load(hash); });
+  }
+};
+
+Playground.prototype.loadNow = function (hash) {
   var self = this, read = readSelection(this.data, this.dims, hash), input = this.output.avgInput;
   var unknown = unknownPairs(this.data, this.dims, hash);
   this.notice.hidden = !unknown.length;  // a link's value this page does not offer, named
@@ -197,7 +238,7 @@ Playground.prototype.load = function (hash) {
     input.removeAttribute('aria-invalid');
   }
   if (this.owns(hash)) this.forgetDefaults();
-  this.update(this.owns(hash));
+  return this.update(this.owns(hash));
 };
 
 /** A link lists every visible axis; keep as chosen only the picks that differ from the
@@ -209,7 +250,10 @@ Playground.prototype.forgetDefaults = function () {
     var top = { avg_len: this.avgLen };
     self.dims.forEach(function (k) { top[k] = full.match[k]; });
     plain = compose(this.data, top);
-  } catch (e) { return; }
+  } catch (e) {
+    if (isLater(e)) throw e;  // load asks again once the later part is in
+    return;
+  }
   Object.keys(this.explicit).forEach(function (k) {
     if (plain.picks[k] !== self.explicit[k]) trimmed[k] = self.explicit[k];
   });
@@ -227,11 +271,14 @@ Playground.prototype.selection = function () {
   return sel;
 };
 
+/** Compose the selection and draw it; a promise when the result needs the export's later
+ *  part first (it is drawn once that is in: the selection as it is then). */
 Playground.prototype.update = function (writeHash) {
   var self = this, data = this.data, res;
   try {
     res = compose(data, this.selection());
   } catch (e) {
+    if (isLater(e)) return this.later().then(function () { return self.update(writeHash); });
     if (typeof console !== 'undefined') console.warn('recipe playground:', e);
     return;
   }
@@ -265,10 +312,14 @@ Playground.prototype.sameIdle = function (res) {
     var started = Date.now();
     try {
       while (queue.length && Date.now() - started < 8) {
-        var q = queue.shift();
+        var q = queue[0];
         if (probe(q[0], q[1])) (same[q[0]] = same[q[0]] || []).push(q[1]);
+        queue.shift();
       }
-    } catch (e) { return; }  // none shown
+    } catch (e) {  // none shown, unless the later part was missing: then on once it is in
+      if (isLater(e)) self.later().then(step, function () {});
+      return;
+    }
     if (queue.length) setTimeout(step, 0);
     else self.output.renderSame(res, same);
   }
@@ -297,7 +348,13 @@ Playground.prototype.probeIdle = function (res) {
     if (round !== self.round) return;  // a newer selection took over
     var started = Date.now();
     while (queue.length && Date.now() - started < 8) {
-      var q = queue.shift(), reason = probe(q[0], q[1]);
+      var q = queue[0], reason;
+      try { reason = probe(q[0], q[1]); } catch (e) {
+        if (!isLater(e)) throw e;
+        self.later().then(step, function () {});  // this option again once the later part is in
+        return;
+      }
+      queue.shift();
       if (reason) self.setOption(q[0], { id: q[1], state: 'disabled', reason: reason }, false);
     }
     if (queue.length) setTimeout(step, 0);
@@ -315,7 +372,11 @@ Playground.prototype.explain = function (key, option) {
   var reason = b.getAttribute('data-reason');
   if ((reason !== NO_EFFECT && reason !== REFUSED) || !this.res || b.getAttribute('data-explained') === String(this.round)) return;
   var why;
-  try { why = explainOption(this.data, this.res, key, option, reason); } catch (e) { return; }
+  try { why = explainOption(this.data, this.res, key, option, reason); } catch (e) {
+    var self = this;
+    if (isLater(e)) this.later().then(function () { self.explain(key, option); }, function () {});
+    return;
+  }
   var words = this.t(why.reason, why.fields);
   b.title = words;
   tip.textContent = words;

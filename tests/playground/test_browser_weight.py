@@ -1,0 +1,51 @@
+"""What a model page loads (issue #25's weight): the export's later part (macros/site/export.py
+split_export, ui.js later) is not fetched to mount the Playground, grey its options and draw
+its first command; the first release the reader picks that only the later part holds fetches
+it, once, and the command is the one ``recipes command --sglang`` prints for that release.
+(A link naming such a release, loaded fresh: test_browser.py's release selector test;
+"Deploy as", which fetches it too: test_browser_deploy.py.) No sitemap.xml is fetched: the
+theme's language re-mapping, which would read every language's, is ours (lang-switch.js)."""
+
+from __future__ import annotations
+
+import pytest
+
+from macros.site.export import export_model, image_releases, later_name
+
+from helpers.models import MODELS
+from test_browser import hash_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_page_mounts_without_the_later_part_and_fetches_it_for_another_release(
+        site, browser, db, cli, model_id):
+    whole = export_model(db, model_id, "en")
+    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+    later = "/assets/recipes/" + later_name(model_id, "en")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("?")[0]))
+    page.goto(f"{site}/models/{model_id}/")
+    page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+    page.wait_for_selector(".recipe-playground[data-probed]", timeout=15000)  # greyed after paint
+    page.wait_for_load_state("networkidle")
+    assert f"{site}/assets/recipes/{model_id}.en.json" in asked
+    assert f"{site}{later}" not in asked
+    assert not [u for u in asked if u.endswith("sitemap.xml")]
+
+    page.select_option('[data-testid="sglang"]', release)
+    page.wait_for_function("(v) => location.hash.includes('sglang=' + v)", arg=release)
+    args = ["command", model_id, "--format", "json", "--sglang", release]
+    for key, value in hash_of(page.url).items():
+        if key not in ("avg_len", "sglang"):
+            args += ["--set", f"{key}={value}"]
+    want = cli(*args).json()
+    assert want["sglang"]["release"] == release and want["sglang"]["chosen"]
+    wait_text(page, "command", want["command"])
+    page.select_option('[data-testid="sglang"]', "")
+    page.wait_for_function("() => !location.hash.includes('sglang=')")
+    assert asked.count(f"{site}{later}") == 1
+    context.close()

@@ -1,0 +1,50 @@
+"""What the build leaves out of a page a reader downloads (issue #25's weight; the browser's
+side: tests/playground/test_browser_weight.py): the checker's directives, which the Markdown
+keeps, and the theme's custom properties nothing reads (macros/site/bundle.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import material
+import pytest
+
+from helpers.models import MODELS
+
+LANGS = {"en": "", "ko": "ko"}
+_PROPERTY = re.compile(r"--[A-Za-z0-9_-]+")
+_DECLARED = re.compile(r"(--[A-Za-z0-9_-]+)\s*:")
+_READ = re.compile(r"var\(\s*(--[A-Za-z0-9_-]+)")
+THEME = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_model_page_has_no_checker_directive_its_markdown_keeps(built_site, model_id, lang):
+    page = built_site / LANGS[lang] / "models" / model_id
+    html = (page / "index.html").read_text(encoding="utf-8")
+    markdown = (page / "index.md").read_text(encoding="utf-8")
+    assert "<!-- check:" in markdown and "<!-- check:" not in html
+    assert "<!-- bench:" not in html
+    assert "sglang serve" in html  # the commands are there, their directives gone
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_theme_property_left_is_read_and_every_one_read_is_left(built_site, lang):
+    site = built_site / LANGS[lang]
+    sheets = [p.read_text(encoding="utf-8") for p in sorted(site.glob("assets/stylesheets/*.css"))]
+    own = [p.read_text(encoding="utf-8") for p in sorted(site.glob("assets/recipes/*.css"))]
+    scripts = [p.read_text(encoding="utf-8") for pattern in
+               ("assets/javascripts/bundle.*.js", "assets/recipes/**/*.js")
+               for p in sorted(site.glob(pattern))]
+    others = {sub for sub in LANGS.values() if sub and sub != LANGS[lang]}  # their own sites
+    pages = [p.read_text(encoding="utf-8") for p in sorted(site.glob("**/*.html"))
+             if p.relative_to(site).parts[0] not in others]
+    theme = {n for p in THEME.glob("*.css") for n in _DECLARED.findall(p.read_text(encoding="utf-8"))}
+    declared = {n for text in sheets + own for n in _DECLARED.findall(text)}
+    read = {n for text in sheets + own for n in _READ.findall(text)}
+    named = {n for text in scripts + pages + own for n in _PROPERTY.findall(text)}
+    assert not (read - declared) & theme  # nothing a kept rule or our sheets read was dropped
+    unread = {n for text in sheets for n in _DECLARED.findall(text)} - read - named
+    assert not unread  # nothing declared that no rule, page or script reads
