@@ -413,6 +413,20 @@ def _check_fields(out, docs, key, tables) -> None:
                 f"text uses {sorted(en)}; keep the {{names}} the same")
 
 
+def _keep_spelling(bench: BenchmarksFile, doc: yamlfile.Marked) -> None:
+    """Each measured value as its file writes it ("33.10", "1.000"): YAML reads the number, and
+    the table shows what was measured, trailing zeros included."""
+    for i, result in enumerate(bench.results):
+        for j, row in enumerate(result.measured):
+            at = ("results", i, "measured", j, "values")
+            for metric, value in row.values.items():
+                if isinstance(value, list):
+                    row._written[metric] = [doc.spelled.get(at + (metric, k))
+                                            for k in range(len(value))]
+                elif at + (metric,) in doc.spelled:
+                    row._written[metric] = doc.spelled[at + (metric,)]
+
+
 def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
                 bench_releases, containers=None) -> Model | None:
     docs = {}
@@ -429,6 +443,8 @@ def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
     playground = out.parse(docs["playground"], AxesFile)
     rules = out.parse(docs["rules"], RulesFile)
     bench = out.parse(docs["benchmarks"], BenchmarksFile) if "benchmarks" in docs else None
+    if bench is not None:
+        _keep_spelling(bench, docs["benchmarks"])
     text = _load_text(out, model_dir, base)
     if None in (info, cells, overlays, playground, rules):
         return None

@@ -17,8 +17,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, computed_field,
-                      field_validator, model_validator)
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, PrivateAttr,
+                      computed_field, field_validator, model_validator)
 
 from macros.engine.conditions import ALWAYS, Node, parse
 
@@ -659,6 +659,11 @@ class Metric(Strict):
     better: Literal["lower", "higher"]
 
 
+def _plain(value: float) -> str:
+    """A figure the loader saw no spelling for (built in code): every digit it has."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
 class MeasuredRow(Strict):
     """One row of a result's measured table: what was run (a text id in ``text``, or a literal
     kept as written in ``value``: "TP2 + Ulysses2") and its value of each metric it measured
@@ -667,6 +672,20 @@ class MeasuredRow(Strict):
     text: str | None = None
     value: NonEmpty | None = None
     values: dict[str, MetricValue] = Field(min_length=1)
+    # each value as the file writes it ("33.10", "1.000"; a range's two ends), filled in by the
+    # loader from the YAML text (the number reads as 33.1): a table shows what was measured
+    _written: dict[str, str | list[str]] = PrivateAttr(default_factory=dict)
+
+    def written(self, metric: str) -> str | list[str] | None:
+        """The metric's value as its file writes it (None: not measured)."""
+        value = self.values.get(metric)
+        if value is None:
+            return None
+        spelled = self._written.get(metric)
+        if isinstance(value, list):
+            spelled = spelled if isinstance(spelled, list) else [None] * len(value)
+            return [w or _plain(v) for w, v in zip(spelled, value)]
+        return spelled if isinstance(spelled, str) else _plain(value)
 
     @model_validator(mode="after")
     def _one_label(self):

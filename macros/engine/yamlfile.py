@@ -44,12 +44,16 @@ _constructor = yaml.SafeLoader("")  # only to tell a maintainer what YAML 1.1 wo
 
 
 class Marked:
-    """Data of one YAML file and the (line, col) of every node, keyed by path."""
+    """Data of one YAML file and the (line, col) of every node, keyed by path; and how each
+    decimal fraction was written (``spelled``: "33.10" reads as the float 33.1, and a figure
+    shown as measured keeps the digits it was given)."""
 
-    def __init__(self, file: str, data: Any, marks: dict[Path_, tuple[int, int]]):
+    def __init__(self, file: str, data: Any, marks: dict[Path_, tuple[int, int]],
+                 spelled: dict[Path_, str] | None = None):
         self.file = file
         self.data = data
         self.marks = marks
+        self.spelled = spelled or {}
 
     def where(self, path: Path_) -> tuple[int | None, int | None]:
         """Line and column of ``path``, or of its nearest ancestor that has one."""
@@ -183,6 +187,7 @@ def load(path: Path | str, display: str | None = None) -> Marked:
         raise RecipeError([Problem(name, text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i),
                                    f"{what} is not allowed in a YAML file")])
     marks: dict[Path_, tuple[int, int]] = {}
+    spelled: dict[Path_, str] = {}  # each decimal fraction as written
     problems: list[Problem] = []
 
     def add(mark, message: str) -> None:
@@ -260,6 +265,8 @@ def load(path: Path | str, display: str | None = None) -> Marked:
                 value, bad = _scalar(event)
                 if bad:
                     add(event.start_mark, bad)
+                elif isinstance(value, float) and where is not None:
+                    spelled[where] = event.value
                 hidden = INVISIBLE.search(event.value)
                 if hidden:
                     at = text.find(hidden.group(), event.start_mark.index, event.end_mark.index)
@@ -295,4 +302,4 @@ def load(path: Path | str, display: str | None = None) -> Marked:
                                 "aliases not shown; write every value out"))
     if problems:
         raise RecipeError(problems)
-    return Marked(name, root[0] if root else None, marks)
+    return Marked(name, root[0] if root else None, marks, spelled)

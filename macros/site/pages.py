@@ -76,6 +76,15 @@ def _score(value: float) -> str:
     return f"{int(value):,}" if value.is_integer() else f"{value:,}"
 
 
+def _figure(written: str) -> str:
+    """A measured figure as its file writes it, thousands grouped: "83578" → "83,578",
+    "33.10" stays "33.10" (a float would print 33.1)."""
+    whole, dot, fraction = written.partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    digits = whole.lstrip("+-")
+    return f"{sign}{int(digits):,}{dot}{fraction}" if digits.isdigit() else written
+
+
 # A flag with the value that follows it when that value is a number or a snake_case id
 # ("--tp-size 8", "--kv-cache-dtype fp8_e4m3", not "--moe-runner-backend unset"), or an
 # environment variable with its value. ASCII only: a Korean particle right after it ("256을",
@@ -562,9 +571,9 @@ class Site:
         for row in res.measured:
             cells = [_cell_text(self.t(row.text, model) if row.text else row.value)]
             for m in used:
-                v = row.values.get(m)
-                cells.append("—" if v is None else "–".join(_score(x) for x in v)
-                             if isinstance(v, list) else _score(v))
+                v = row.written(m)
+                cells.append("—" if v is None else "–".join(map(_figure, v))
+                             if isinstance(v, list) else _figure(v))
             out.append("| " + " | ".join(cells) + " |")
         ways = sorted({metrics[m].better for m in used}, reverse=True)  # lower first
         out += ["", " · ".join(f"{_BETTER[w]} {_md(self.t(f'bench.better.{w}'))}"

@@ -67,13 +67,33 @@ def test_measured_rows_render_as_a_table_of_their_metrics_in_both_languages(reci
 
 
 @pytest.mark.parametrize("model_id", BENCHMARKED)
+def test_a_measured_figure_shows_the_digits_its_file_writes(recipes_copy, model_id):
+    """YAML reads 12.1250 as the number 12.125; the table shows what was measured as the file
+    writes it, trailing zeros kept and thousands grouped, in a range too."""
+    _with_metrics(recipes_copy, model_id, [
+        {"value": "run A", "values": {"t_lat_s": 12.125, "t_mem_gb": 80125.5}},
+        {"value": "run B", "values": {"t_lat_s": [3.375, 4.875]}}])
+    path = recipes_copy / model_id / "benchmarks.yaml"
+    text = path.read_text(encoding="utf-8")
+    for number, written in (("12.125", "12.1250"), ("80125.5", "80125.50"),
+                            ("3.375", "3.3750"), ("4.875", "4.8750")):
+        assert text.count(number) == 1, number
+        text = text.replace(number, written)
+    path.write_text(text, encoding="utf-8")
+    copy = load_database(recipes_copy)
+    for lang, (lat, _) in LABELS.items():
+        table = _table(Site(copy, lang).benchmarks(model_id), lat)
+        assert table[2:4] == ["| run A | 12.1250 | 80,125.50 |", "| run B | 3.3750–4.8750 | — |"]
+
+
+@pytest.mark.parametrize("model_id", BENCHMARKED)
 def test_a_measured_tables_columns_are_the_metrics_its_rows_give(recipes_copy, model_id):
     _with_metrics(recipes_copy, model_id, [{"text": "metric.t-lat", "values": {"t_lat_s": 1.0}}])
     copy = load_database(recipes_copy)
     table = _table(Site(copy, "ko").benchmarks(model_id), LABELS["ko"][0])
     # the row's label is a text id worded per language; the unused metric has no column
     assert table[0].count("|") == 3 and LABELS["ko"][1] not in table[0]
-    assert table[2] == f"| {LABELS['ko'][0]} | 1 |"
+    assert table[2] == f"| {LABELS['ko'][0]} | 1.0 |"  # as the copy's file writes it
 
 
 BAD = [
