@@ -122,6 +122,9 @@ def export_model(db: Database, model_id: str, lang: str) -> dict:
 # names), and their texts. The release catalogs the recipe's images do not run are the rest.
 LATER_KEYS = ("compose_keys",)
 LATER_CONTAINERS = ("run_flags", "kubernetes")
+# the model's fields no module of the Playground reads (the pages' prose and the Python side's:
+# the API inputs, the CLI, what recipes enumerate lists): the rest of the export, with them
+LATER_MODEL = ("about", "api", "cli", "enumerate", "summary")
 LATER_TEXT = "deploy."
 LATER = "later"  # the mounted part's key: the later file's name, beside it
 
@@ -144,7 +147,8 @@ def split_export(data: dict, name: str) -> tuple[dict, dict]:
     """An export (export_model) as the site ships it: the part a page fetches to mount the
     Playground, which names the other part's file ``name`` under ``later``, and that part:
     the catalogs of the releases no image of the model runs (needed once the reader picks one,
-    or a link names one) and what only the deployment files read (LATER_*). Each value of the
+    or a link names one), what only the deployment files read and what no module reads
+    (LATER_*). Each value of the
     later part is a key of the export, or a mapping whose keys join that key's (join_export)."""
     keep = image_releases(data)
     now = {k: v for k, v in data.items() if k not in LATER_KEYS}
@@ -155,6 +159,8 @@ def split_export(data: dict, name: str) -> tuple[dict, dict]:
     now["containers"] = {k: v for k, v in data["containers"].items()
                          if k not in LATER_CONTAINERS}
     later["containers"] = {k: v for k, v in data["containers"].items() if k in LATER_CONTAINERS}
+    now["model"] = {k: v for k, v in data["model"].items() if k not in LATER_MODEL}
+    later["model"] = {k: v for k, v in data["model"].items() if k in LATER_MODEL}
     now["text"] = {k: v for k, v in data["text"].items() if not k.startswith(LATER_TEXT)}
     later["text"] = {k: v for k, v in data["text"].items() if k.startswith(LATER_TEXT)}
     now[LATER] = name

@@ -378,7 +378,7 @@ class Stage:
         project's scripts and styles bundled and minified, and the theme's style sheets
         without the rules nothing on the site can match (``macros.site.bundle``); the code
         blocks' blank runs out of their uncoloured spans, and the pages without the checker's
-        directives (``_slim_page``)."""
+        directives and the templates' indentation between tags (``_slim_page``)."""
         site = self.site_dir(language)
         custom = (language.config.get("theme") or {}).get("custom_dir")
         try:
@@ -451,11 +451,18 @@ _BLANK_SPAN = re.compile(r'<span class="w">([ \t\n]*)</span>')
 # the site's Markdown copies, which keep them); in the HTML a reader downloads they are dead
 # weight (about 1 KB gzip on a model page). A comment in a code block is text (&lt;!--).
 _DIRECTIVE = re.compile(r"<!--\s*(?:check|bench):[^>]*?-->\n?")
+# The templates' indentation between two tags: a line end alone renders the same (one blank,
+# collapsed); in <pre> (a code block), <textarea> and <script> every blank stays as it is.
+_KEPT = re.compile(r"(<(pre|textarea|script)\b.*?</\2>)", re.S)
+_INDENT = re.compile(r">[ \t]*\n\s*<")
 
 
 def _slim_page(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
-    slim = _DIRECTIVE.sub("", _BLANK_SPAN.sub(r"\1", text))
+    parts = _KEPT.split(_DIRECTIVE.sub("", _BLANK_SPAN.sub(r"\1", text)))
+    # split gives [between, kept block, its tag name, between, …]
+    slim = "".join(_INDENT.sub(">\n<", part) if i % 3 == 0 else part
+                   for i, part in enumerate(parts) if i % 3 != 2)
     if slim != text:
         page.write_text(slim, encoding="utf-8")
 

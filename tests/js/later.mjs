@@ -10,6 +10,7 @@ import { compose } from '../../overrides/assets/recipes/playground/resolve.js';
 import { probeOptions, sameCommand } from '../../overrides/assets/recipes/playground/effects.js';
 import { addLater, isLater } from '../../overrides/assets/recipes/playground/later.js';
 import { FORMATS, deployFiles } from '../../overrides/assets/recipes/playground/deploy.js';
+import { commandText, curlText, dockerText, footprintText, pythonText, routerText } from '../../overrides/assets/recipes/playground/render.js';
 
 const [nowPath, laterPath, wholePath, outPath] = process.argv.slice(2);
 const read = (p) => JSON.parse(readFileSync(p, 'utf8'));
@@ -17,7 +18,9 @@ const now = read(nowPath), later = read(laterPath), whole = read(wholePath);
 
 function run(data, sel) {  // what a click shows, and what the page works out after it
   const res = compose(data, sel);
-  return JSON.stringify([res, probeOptions(data, res), sameCommand(data, res, sel)]);
+  const printed = [commandText, routerText, dockerText, curlText, pythonText, footprintText]
+    .map((f) => f(data, res));
+  return JSON.stringify([res, printed, probeOptions(data, res), sameCommand(data, res, sel)]);
 }
 
 function attempt(data, sel) {

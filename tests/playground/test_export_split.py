@@ -5,7 +5,9 @@ parts are the export again; the mounted part holds no release catalog an image o
 does not run and nothing only the deployment files read; with it alone the Playground
 (Node, tests/js/later.mjs) composes every cell, greys its options and finds its same commands
 exactly as with the whole export, and never asks for the later part; a release only the later
-part holds asks for it, and once joined the result is the whole export's."""
+part holds asks for it, and once joined the result is the whole export's. (What the mounted
+part leaves out and the tests above do not read, the page's own modules, is the browser's:
+test_browser_weight.py and the Playground's browser tests, on the site as built.)"""
 
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from macros.site.export import (LATER, LATER_KEYS, LATER_TEXT, export_model, image_releases,
-                                join_export, later_name, split_export)
+from macros.site.export import (LATER, LATER_KEYS, LATER_MODEL, LATER_TEXT, export_model,
+                                image_releases, join_export, later_name, split_export)
 
 from helpers.models import MODELS
 
@@ -42,6 +44,7 @@ def test_the_two_parts_are_the_export(db, model_id, lang):
     assert any(k.startswith(LATER_TEXT) for k in later["text"])
     assert {"run_flags", "kubernetes"} <= set(later["containers"])
     assert not {"run_flags", "kubernetes"} & set(now["containers"])
+    assert not set(LATER_MODEL) & set(now["model"])
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")

@@ -1,6 +1,7 @@
 """What the build leaves out of a page a reader downloads (issue #25's weight; the browser's
 side: tests/playground/test_browser_weight.py): the checker's directives, which the Markdown
-keeps, and the theme's custom properties nothing reads (macros/site/bundle.py)."""
+keeps, the templates' indentation between tags (macros/site/stage.py _slim_page), and the
+theme's custom properties nothing reads (macros/site/bundle.py)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,18 @@ def test_a_model_page_has_no_checker_directive_its_markdown_keeps(built_site, mo
     assert "<!-- check:" in markdown and "<!-- check:" not in html
     assert "<!-- bench:" not in html
     assert "sglang serve" in html  # the commands are there, their directives gone
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_model_page_has_no_indentation_between_tags_and_its_code_keeps_its_own(built_site,
+                                                                                 lang):
+    for model_id in MODELS:
+        html = (built_site / LANGS[lang] / "models" / model_id / "index.html").read_text(
+            encoding="utf-8")
+        blocks = re.findall(r"<pre\b.*?</pre>", html, re.S)
+        outside = re.sub(r"<pre\b.*?</pre>|<script\b.*?</script>", "", html, flags=re.S)
+        assert not re.search(r">\n[ \t]+<", outside), model_id
+        assert any(re.search(r"\n  +-", b) for b in blocks), model_id  # continued lines' indent
 
 
 @pytest.mark.parametrize("lang", LANGS)
