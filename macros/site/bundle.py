@@ -16,7 +16,10 @@ appears in the language site's pages, the theme's bundle (which draws search res
 tooltips and copy buttons at run time) or the Playground's scripts; the rest goes. So do the
 custom properties (``--md-…``) and keyframes no kept rule reads, unless a page, a script, our
 own style sheets name it or a later theme sheet reads it (PurgeCSS's ``variables`` judges each
-sheet when it is done with it). The theme's files are not edited: the build's copies are.
+sheet when it is done with it). The bundle names every component it can draw, whether the
+site turns the feature on or not: the rules of a component it draws only for a feature the
+site's config leaves off (``SCRIPT_DRAWN``), and that no page holds, go as well. The theme's
+files are not edited: the build's copies are.
 
 esbuild and PurgeCSS come from npm (``tests/js/package.json``, installed by ``make install``);
 esbuild's binary ships inside its npm package, nothing is downloaded at build time. Without
@@ -131,6 +134,20 @@ def bundle_assets(source: Path, assets: Path) -> bool:
 THEME_CSS = ("assets/stylesheets/main.*.css", "assets/stylesheets/palette.*.css")
 CONTENT = ("**/*.html", "assets/javascripts/bundle.*.js", "assets/recipes/**/*.js")
 OWN_CSS = "assets/recipes/*.css"
+# The theme's components drawn only for a feature a site turns on (a theme feature, or another
+# key of the config: "extra.version", "plugins.tags"), or only where a template drew one on a
+# page (none listed: the pages show whether there is one): (class prefix, what turns it on).
+# A prefix is letters and dashes (a blocked word's regular expression is made of it).
+SCRIPT_DRAWN = (
+    ("md-annotation", ("content.code.annotate",)),  # code annotations and their list
+    # tooltips drawn by the bundle (without them a title is the browser's own)
+    ("md-tooltip", ("content.tooltips", "content.footnote.tooltips", "content.code.annotate",
+                    "navigation.instant.preview")),
+    ("md-version", ("extra.version",)),  # the version selector (mike's versions.json)
+    ("md-source", ()),  # the repository's name and facts: repo_url, in the header
+    ("md-status", ()),  # a page's status icon: its front matter, in the navigation
+    ("md-tag", ("plugins.tags",)),  # tags: on a page, and in search results
+)
 _PROPERTY = re.compile(r"--[A-Za-z0-9_-]+")
 _READ = re.compile(r"var\(\s*(--[A-Za-z0-9_-]+)")
 
@@ -153,11 +170,31 @@ def _named_properties(content: list[Path], own: list[Path], sheets: list[Path]) 
     return sorted(found)
 
 
-def purge_theme_css(site: Path, skip: tuple[str, ...] = ()) -> bool:
+def _turned_on(config: dict, switch: str) -> bool:
+    where, _, name = switch.partition(".")
+    if where == "extra":
+        return bool((config.get("extra") or {}).get(name))
+    if where == "plugins":
+        plugins = config.get("plugins") or []
+        return any(name in (p if isinstance(p, dict) else {p: None}) for p in plugins)
+    return switch in ((config.get("theme") or {}).get("features") or [])
+
+
+def script_drawn_off(config: dict, content: list[Path]) -> list[str]:
+    """The SCRIPT_DRAWN prefixes whose feature ``config`` leaves off and no page holds."""
+    pages = [p.read_text(encoding="utf-8", errors="replace") for p in content
+             if p.suffix == ".html"]
+    return [prefix for prefix, switches in SCRIPT_DRAWN
+            if not any(_turned_on(config, s) for s in switches)
+            and not any(prefix in page for page in pages)]
+
+
+def purge_theme_css(site: Path, skip: tuple[str, ...] = (), config: dict | None = None) -> bool:
     """Drop the rules of the theme's style sheets that nothing in ``site`` can match (PurgeCSS:
     a selector stays when every class, id, tag and attribute in it appears among the words of
     the pages and scripts), in place. ``skip``: folders of ``site`` that are other languages'
-    sites. False when PurgeCSS is missing or there is no theme style sheet."""
+    sites. ``config``: the language's MkDocs config (which features are on: SCRIPT_DRAWN).
+    False when PurgeCSS is missing or there is no theme style sheet."""
     exe = purgecss()
     sheets = [p for pattern in THEME_CSS for p in sorted(site.glob(pattern))]
     if exe is None or not sheets:
@@ -165,14 +202,19 @@ def purge_theme_css(site: Path, skip: tuple[str, ...] = ()) -> bool:
     content = [p for pattern in CONTENT for p in sorted(site.glob(pattern))
                if not (skip and p.relative_to(site).parts[0] in skip)]
     keep = _named_properties(content, sorted(site.glob(OWN_CSS)), sheets)
+    off = script_drawn_off(config, content) if config is not None else []
     with tempfile.TemporaryDirectory(prefix=".purge-", dir=site) as tmp:
-        # the file lists go in a config file: a catalogue's pages would overflow a command line
-        config = Path(tmp) / "purgecss.config.cjs"
-        config.write_text("module.exports = " + json.dumps(
-            {"content": [str(p) for p in content], "css": [str(p) for p in sheets],
-             "output": tmp, "variables": True, "keyframes": True,
-             "safelist": {"variables": keep}}) + ";\n", encoding="utf-8")
-        _run(exe, ["--config", str(config)])
+        # the file lists go in a config file: a catalogue's pages would overflow a command line;
+        # a blocked word is a JavaScript regular expression (what starts with the prefix)
+        options = json.dumps({"content": [str(p) for p in content],
+                              "css": [str(p) for p in sheets], "output": tmp,
+                              "variables": True, "keyframes": True,
+                              "safelist": {"variables": keep}})
+        blocked = ", ".join(f"/^{prefix}/" for prefix in off)
+        settings = Path(tmp) / "purgecss.config.cjs"
+        settings.write_text(f"module.exports = {options[:-1]}, \"blocklist\": [{blocked}]}};\n",
+                            encoding="utf-8")
+        _run(exe, ["--config", str(settings)])
         for sheet in sheets:
             os.replace(Path(tmp) / sheet.name, sheet)
     return True

@@ -392,7 +392,7 @@ class Stage:
                 _slim_page(page)
         try:
             if purge:  # not in the live preview: a rebuild keeps the copies it purged before
-                purge_theme_css(site, others)
+                purge_theme_css(site, others, language.config)
         except BundleFailed as exc:
             raise StageFailed(str(exc)) from None
         config = language.config

@@ -1,7 +1,8 @@
 """What the build leaves out of a page a reader downloads (issue #25's weight; the browser's
 side: tests/playground/test_browser_weight.py): the checker's directives, which the Markdown
 keeps, the templates' indentation between tags (macros/site/stage.py _slim_page), and the
-theme's custom properties nothing reads (macros/site/bundle.py)."""
+theme's custom properties nothing reads and the components of features the site leaves off
+(macros/site/bundle.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import material
 import pytest
+
+from macros.site.bundle import SCRIPT_DRAWN, script_drawn_off
 
 from helpers.models import MODELS
 
@@ -61,3 +64,28 @@ def test_every_theme_property_left_is_read_and_every_one_read_is_left(built_site
     assert not (read - declared) & theme  # nothing a kept rule or our sheets read was dropped
     unread = {n for text in sheets for n in _DECLARED.findall(text)} - read - named
     assert not unread  # nothing declared that no rule, page or script reads
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_theme_sheet_keeps_what_the_site_draws_and_not_what_its_features_leave_off(
+        built_site, lang):
+    sheet = next((built_site / LANGS[lang]).glob("assets/stylesheets/main.*.css")).read_text(
+        encoding="utf-8")
+    selectors = " ".join(re.findall(r"([^{}]+)\{", sheet))
+    for drawn in ("md-code__button", "md-search-result", "md-dialog", "md-top", "md-nav__link"):
+        assert f".{drawn}" in selectors, drawn  # the copy button, search, its toast, …
+    for prefix, _ in SCRIPT_DRAWN:  # none turned on in mkdocs.yml, none on a page
+        assert f".{prefix}" not in selectors, prefix
+
+
+def test_a_feature_turned_on_or_a_page_holding_its_component_keeps_its_rules(tmp_path):
+    page = tmp_path / "index.html"
+    page.write_text('<div class="md-source">repo</div>', encoding="utf-8")
+    config = {"theme": {"features": ["content.code.copy"]}, "plugins": ["search"], "extra": {}}
+    off = script_drawn_off(config, [page])
+    assert "md-tooltip" in off and "md-source" not in off
+    config = {"theme": {"features": ["content.tooltips"]}, "plugins": [{"tags": {}}],
+              "extra": {"version": {"provider": "mike"}}}
+    off = script_drawn_off(config, [page])
+    assert not {"md-tooltip", "md-tag", "md-version", "md-source"} & set(off)
+    assert "md-annotation" in off
