@@ -4,7 +4,9 @@ Builds both languages into a temporary folder, serves it on a loopback port and 
 
 - transfer: every model page (both languages) with everything it loads, each response
   gzip-compressed as a web server would send it (level 6), in KB, and what kind of file each
-  KB is (the page, the model's data, the Playground, the theme);
+  KB is (the page, the model's data, the Playground, the theme); beside it, not in the total,
+  the model data's later part (export.split_export), which the page loads only when the reader
+  picks a release no image of the model runs, or a "Deploy as" format;
 - click: Playground click -> the next animation frame (the frame that paints the result: the
   click's work and any layout it forces come before it; what the Playground leaves until after
   that paint, the address and the greying probes, does not), median and p95, at normal speed
@@ -69,9 +71,12 @@ KINDS = (("page HTML", re.compile(r"/$|\.html$")),
          ("other", re.compile(r"")))
 
 
+LATER_KIND = "later model data, on first need (not in the total)"
+
+
 def transfer(browser, base: str, pages: list[str]) -> tuple[dict, dict]:
     """Each page with everything it loads once the Playground is up, gzipped response by
-    response: the total and the KB of each kind (KINDS)."""
+    response: the total and the KB of each kind (KINDS), and LATER_KIND apart."""
     out, detail = {}, {}
     for path in pages:
         context = browser.new_context()
@@ -88,6 +93,11 @@ def transfer(browser, base: str, pages: list[str]) -> tuple[dict, dict]:
             kinds[kind] = kinds.get(kind, 0) + len(gzip.compress(body, 6)) / 1024
         out[path] = round(sum(kinds.values()), 1)
         detail[path] = {k: round(v, 1) for k, v in kinds.items()}
+        data = [url for url, _ in bodies if KINDS[1][1].search(url)]
+        if data:  # the export's later part: loaded on first need, not in the total
+            later = context.request.get(base + data[0].removesuffix(".json") + ".later.json")
+            if later.ok:
+                detail[path][LATER_KIND] = round(len(gzip.compress(later.body(), 6)) / 1024, 1)
         context.close()
     return out, detail
 

@@ -15,6 +15,9 @@ Playground fetches the first time it needs it. ``recipes export`` prints the two
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
+from pathlib import Path
 from typing import Any
 
 from macros.engine import check_config, docker
@@ -127,6 +130,56 @@ LATER_CONTAINERS = ("run_flags", "kubernetes")
 LATER_MODEL = ("about", "api", "cli", "enumerate", "summary")
 LATER_TEXT = "deploy."
 LATER = "later"  # the mounted part's key: the later file's name, beside it
+# The Playground's modules (the theme's assets in this checkout) and the one a page loads on
+# first use: a text the others name, by its id or by the prefix they build an id from, or that
+# the mounted data or such a text names, is a text the page needs to mount; the others (the
+# pages' own text, the deployment files') come with the later part.
+PLAYGROUND = Path(__file__).resolve().parents[2] / "overrides" / "assets" / "recipes" / "playground"
+LATER_MODULES = ("deploy.js",)
+_NAMED = re.compile(r"'([a-z][a-z0-9_]*(?:\.[a-z0-9_-]+)+)'")
+_PREFIX = re.compile(r"'([a-z][a-z0-9_]*(?:\.[a-z0-9_-]+)*\.)'\s*\+")
+
+
+@functools.cache
+def module_texts(folder: Path = PLAYGROUND) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The text ids and id prefixes the mounted Playground's modules write in their source."""
+    names: set[str] = set()
+    prefixes: set[str] = set()
+    for module in sorted(folder.glob("*.js")):
+        if module.name in LATER_MODULES:
+            continue
+        source = module.read_text(encoding="utf-8")
+        names.update(_NAMED.findall(source))
+        prefixes.update(_PREFIX.findall(source))
+    return frozenset(names), tuple(sorted(prefixes))
+
+
+def _mount_texts(now: dict, text: dict) -> set[str]:
+    """The texts of ``text`` the mounted part needs: named by a module (module_texts), by the
+    mounted data, or as an '@id' field of a text it needs."""
+    names, prefixes = module_texts()
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:  # every string and key of the data, an '@id' as its id
+        if isinstance(value, str):
+            found.add(value.removeprefix("@"))
+        elif isinstance(value, dict):
+            found.update(k.removeprefix("@") for k in value)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    walk({k: v for k, v in now.items() if k != "text"})
+    need = {k for k in text if k in names or k.startswith(prefixes) or k in found}
+    todo = list(need)
+    while todo:  # a text's '@id' fields
+        for ref in re.findall(r"@([a-z0-9_.-]+)", text[todo.pop()]):
+            if ref in text and ref not in need:
+                need.add(ref)
+                todo.append(ref)
+    return need
 
 
 def later_name(model_id: str, lang: str) -> str:
@@ -148,7 +201,7 @@ def split_export(data: dict, name: str) -> tuple[dict, dict]:
     Playground, which names the other part's file ``name`` under ``later``, and that part:
     the catalogs of the releases no image of the model runs (needed once the reader picks one,
     or a link names one), what only the deployment files read and what no module reads
-    (LATER_*). Each value of the
+    (LATER_*, the texts no mounted module needs: _mount_texts). Each value of the
     later part is a key of the export, or a mapping whose keys join that key's (join_export)."""
     keep = image_releases(data)
     now = {k: v for k, v in data.items() if k not in LATER_KEYS}
@@ -161,8 +214,9 @@ def split_export(data: dict, name: str) -> tuple[dict, dict]:
     later["containers"] = {k: v for k, v in data["containers"].items() if k in LATER_CONTAINERS}
     now["model"] = {k: v for k, v in data["model"].items() if k not in LATER_MODEL}
     later["model"] = {k: v for k, v in data["model"].items() if k in LATER_MODEL}
-    now["text"] = {k: v for k, v in data["text"].items() if not k.startswith(LATER_TEXT)}
-    later["text"] = {k: v for k, v in data["text"].items() if k.startswith(LATER_TEXT)}
+    mount = _mount_texts(now, data["text"])
+    now["text"] = {k: v for k, v in data["text"].items() if k in mount}
+    later["text"] = {k: v for k, v in data["text"].items() if k not in mount}
     now[LATER] = name
     return now, later
 

@@ -10,17 +10,29 @@ import { compose } from '../../overrides/assets/recipes/playground/resolve.js';
 import { probeOptions, sameCommand } from '../../overrides/assets/recipes/playground/effects.js';
 import { addLater, isLater } from '../../overrides/assets/recipes/playground/later.js';
 import { FORMATS, deployFiles } from '../../overrides/assets/recipes/playground/deploy.js';
-import { commandText, curlText, dockerText, footprintText, pythonText, routerText } from '../../overrides/assets/recipes/playground/render.js';
+import { commandText, curlText, dockerText, footprintText, pythonText, routerText, text } from '../../overrides/assets/recipes/playground/render.js';
 
 const [nowPath, laterPath, wholePath, outPath] = process.argv.slice(2);
 const read = (p) => JSON.parse(readFileSync(p, 'utf8'));
 const now = read(nowPath), later = read(laterPath), whole = read(wholePath);
 
+// every text a result names, in words: each {id, fields} and each string that is a text id of
+// the whole export (a missing text reads as its id)
+function said(data, value, out = []) {
+  if (Array.isArray(value)) value.forEach((v) => said(data, v, out));
+  else if (value && typeof value === 'object') {
+    if (typeof value.id === 'string' && value.fields && typeof value.fields === 'object') out.push(text(data, value));
+    Object.values(value).forEach((v) => said(data, v, out));
+  } else if (typeof value === 'string' && Object.hasOwn(whole.text, value)) out.push(text(data, value));
+  return out;
+}
+
 function run(data, sel) {  // what a click shows, and what the page works out after it
-  const res = compose(data, sel);
+  const res = compose(data, sel), probes = probeOptions(data, res);
   const printed = [commandText, routerText, dockerText, curlText, pythonText, footprintText]
     .map((f) => f(data, res));
-  return JSON.stringify([res, printed, probeOptions(data, res), sameCommand(data, res, sel)]);
+  return JSON.stringify([res, printed, said(data, res), said(data, probes), probes,
+                         sameCommand(data, res, sel)]);
 }
 
 function attempt(data, sel) {

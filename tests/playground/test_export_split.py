@@ -3,8 +3,8 @@ part a page fetches to mount the Playground, and the later part it fetches on fi
 (another release's catalog, the deployment files). Over every model, both languages: the two
 parts are the export again; the mounted part holds no release catalog an image of the model
 does not run and nothing only the deployment files read; with it alone the Playground
-(Node, tests/js/later.mjs) composes every cell, greys its options and finds its same commands
-exactly as with the whole export, and never asks for the later part; a release only the later
+(Node, tests/js/later.mjs) composes every cell, prints it, words it, greys its options and finds
+its same commands exactly as with the whole export, and never asks for the later part; a release only the later
 part holds asks for it, and once joined the result is the whole export's. (What the mounted
 part leaves out and the tests above do not read, the page's own modules, is the browser's:
 test_browser_weight.py and the Playground's browser tests, on the site as built.)"""
@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from macros.site.export import (LATER, LATER_KEYS, LATER_MODEL, LATER_TEXT, export_model,
-                                image_releases, join_export, later_name, split_export)
+                                image_releases, join_export, later_name, module_texts,
+                                split_export)
 
 from helpers.models import MODELS
 
@@ -45,6 +46,8 @@ def test_the_two_parts_are_the_export(db, model_id, lang):
     assert {"run_flags", "kubernetes"} <= set(later["containers"])
     assert not {"run_flags", "kubernetes"} & set(now["containers"])
     assert not set(LATER_MODEL) & set(now["model"])
+    names, _ = module_texts()  # what the mounted modules name is there, whatever the model
+    assert {k for k in whole["text"] if k in names} <= set(now["text"])
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
