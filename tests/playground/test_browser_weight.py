@@ -3,7 +3,8 @@ split_export, ui.js later) is not fetched to mount the Playground, grey its opti
 its first command; the first release the reader picks that only the later part holds fetches
 it, once, and the command is the one ``recipes command --sglang`` prints for that release.
 (A link naming such a release, loaded fresh: test_browser.py's release selector test;
-"Deploy as", which fetches it too: test_browser_deploy.py.) No sitemap.xml is fetched: the
+"Deploy as", which fetches it too: test_browser_deploy.py.) A later part that cannot be
+fetched is said, and the command stays. No sitemap.xml is fetched: the
 theme's language re-mapping, which would read every language's, is ours (lang-switch.js)."""
 
 from __future__ import annotations
@@ -49,3 +50,27 @@ def test_the_page_mounts_without_the_later_part_and_fetches_it_for_another_relea
     page.wait_for_function("() => !location.hash.includes('sglang=')")
     assert asked.count(f"{site}{later}") == 1
     context.close()
+
+
+def test_a_later_part_that_cannot_be_fetched_is_said_and_the_command_stays(site, browser, db):
+    """The later part refused (HTTP 404): picking a release it holds says the Playground could
+    not load its data (the page's own words) and keeps the command it showed; no script error."""
+    model_id = MODELS[0]
+    whole = export_model(db, model_id, "en")
+    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route(f"**/{later_name(model_id, 'en')}", lambda route: route.fulfill(status=404))
+    page.goto(f"{site}/models/{model_id}/")
+    page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+    shown = page.locator('[data-testid="command"]').text_content()
+    page.select_option('[data-testid="sglang"]', release)
+    notice = page.locator('[data-testid="hash-notice"]')
+    notice.wait_for(state="visible", timeout=5000)
+    assert notice.text_content() == db.t("en", "ui.load-failed")
+    assert page.locator('[data-testid="command"]').text_content() == shown
+    assert page.get_attribute(".recipe-playground", "aria-busy") is None
+    context.close()
+    assert not errors, errors

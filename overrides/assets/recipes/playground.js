@@ -78,7 +78,7 @@ function start(root, m, data) {
     document.addEventListener('recipes:values', function () { if (pg.res) pg.renderOutput(pg.res); });
     window.addEventListener('hashchange', function () {
       var hash = readHash();
-      if (location.hash !== pg.hash && pg.owns(hash)) pg.load(hash);
+      if (location.hash !== pg.hash && pg.owns(hash)) m.quiet(pg.load(hash));
     });
     root.setAttribute('data-mounted', 'ready');
     root.removeAttribute('aria-busy');

@@ -3,5 +3,5 @@
  */
 export { parseHash } from './urlstate.js';
 export { clear, el } from './dom.js';
-export { Playground } from './ui.js';
+export { Playground, quiet } from './ui.js';
 export { mountDeploy } from './deployui.js';

@@ -31,6 +31,13 @@ export function Playground(root, data, fetchLater) {
 
 Playground.prototype.t = function (id, fields) { return text(this.data, id, fields); };
 
+/** A reader's action that may wait for the export's later part: a failed fetch is said in
+ *  the notice (later), nothing more to do with it here. */
+export function quiet(pending) {
+  if (pending && typeof pending.then === 'function') pending.then(null, function () {});
+  return pending;
+}
+
 /** A promise that the export's later part is in (at once when it is, or there is none):
  *  fetched once, on the first result that needs it (another release's catalog) or the first
  *  deployment file; the Playground is busy meanwhile. A failed fetch is said in the notice,
@@ -185,7 +192,7 @@ Playground.prototype.releaseControl = function (parent) {
   });
   select.addEventListener('change', function () {
     self.release = select.value || null;
-    self.update(true);
+    quiet(self.update(true));
   });
   row.appendChild(el('div', { className: 'rp-options' }, [select]));
   parent.appendChild(row);
@@ -200,7 +207,7 @@ Playground.prototype.choose = function (key, value, button) {
   this.notice.hidden = true;  // the reader has moved on from the link
   if (this.dims.indexOf(key) >= 0) this.top[key] = value;
   else this.explicit[key] = value;
-  this.update(true);
+  quiet(this.update(true));
   if (before !== null) {
     var moved = button.getBoundingClientRect().top - before;
     if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
