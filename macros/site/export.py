@@ -7,9 +7,10 @@ against it), and the text of one language. Must not pre-compute commands:
 the Playground composes them from the same rules, and a parity test compares the two.
 
 The site ships each export in two files (``split_export``): what a page needs to mount the
-Playground and answer every click on the recipe's own releases, and the part only a later
+Playground and answer every click on the recipe's own releases, and the rest: what only a later
 action reads (another release's catalog, the deployment files' keys and texts), which the
-Playground fetches the first time it needs it. ``recipes export`` prints the two together.
+Playground fetches the first time it needs it, and what no module of the page reads (the
+pages' own texts and prose). ``recipes export`` prints the two together.
 """
 
 from __future__ import annotations
