@@ -18,8 +18,9 @@ custom properties (``--md-…``) and keyframes no kept rule reads, unless a page
 own style sheets name it or a later theme sheet reads it (PurgeCSS's ``variables`` judges each
 sheet when it is done with it). The bundle names every component it can draw, whether the
 site turns the feature on or not: the rules of a component it draws only for a feature the
-site's config leaves off (``SCRIPT_DRAWN``), and that no page holds, go as well. The theme's
-files are not edited: the build's copies are.
+site's config leaves off (``SCRIPT_DRAWN``), and that no page holds, go as well; so do the
+rules for a text direction no page is written in (``DIRECTIONS``). The theme's files are not
+edited: the build's copies are.
 
 esbuild and PurgeCSS come from npm (``tests/js/package.json``, installed by ``make install``);
 esbuild's binary ships inside its npm package, nothing is downloaded at build time. Without
@@ -170,6 +171,22 @@ def _named_properties(content: list[Path], own: list[Path], sheets: list[Path]) 
     return sorted(found)
 
 
+# A page's text direction is its template's (<body dir="ltr">): a direction word in a script
+# (the theme's bundle reads the page's) never makes a [dir=…] rule match, only a page does.
+DIRECTIONS = ("ltr", "rtl")
+_DIRECTION = re.compile(r'\bdir="(ltr|rtl)"')
+_WORDS = "/[A-Za-z0-9_-]+/g"  # PurgeCSS's own default extractor's words
+
+
+def directions_unwritten(content: list[Path]) -> list[str]:
+    """The DIRECTIONS no page of ``content`` is written in."""
+    used: set[str] = set()
+    for p in content:
+        if p.suffix == ".html":
+            used.update(_DIRECTION.findall(p.read_text(encoding="utf-8", errors="replace")))
+    return [d for d in DIRECTIONS if d not in used]
+
+
 def _turned_on(config: dict, switch: str) -> bool:
     where, _, name = switch.partition(".")
     if where == "extra":
@@ -203,6 +220,7 @@ def purge_theme_css(site: Path, skip: tuple[str, ...] = (), config: dict | None 
                if not (skip and p.relative_to(site).parts[0] in skip)]
     keep = _named_properties(content, sorted(site.glob(OWN_CSS)), sheets)
     off = script_drawn_off(config, content) if config is not None else []
+    unwritten = directions_unwritten(content)
     with tempfile.TemporaryDirectory(prefix=".purge-", dir=site) as tmp:
         # the file lists go in a config file: a catalogue's pages would overflow a command line;
         # a blocked word is a JavaScript regular expression (what starts with the prefix)
@@ -211,9 +229,12 @@ def purge_theme_css(site: Path, skip: tuple[str, ...] = (), config: dict | None 
                               "variables": True, "keyframes": True,
                               "safelist": {"variables": keep}})
         blocked = ", ".join(f"/^{prefix}/" for prefix in off)
+        # a script's words without the directions no page is written in
+        scripts = ("{extensions: ['js'], extractor: (text) => (text.match(" + _WORDS + ") || [])"
+                   f".filter((w) => !{json.dumps(unwritten)}.includes(w))}}")
         settings = Path(tmp) / "purgecss.config.cjs"
-        settings.write_text(f"module.exports = {options[:-1]}, \"blocklist\": [{blocked}]}};\n",
-                            encoding="utf-8")
+        settings.write_text(f"module.exports = {options[:-1]}, \"blocklist\": [{blocked}], "
+                            f"\"extractors\": [{scripts}]}};\n", encoding="utf-8")
         _run(exe, ["--config", str(settings)])
         for sheet in sheets:
             os.replace(Path(tmp) / sheet.name, sheet)

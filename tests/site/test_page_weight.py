@@ -1,8 +1,8 @@
 """What the build leaves out of a page a reader downloads (issue #25's weight; the browser's
 side: tests/playground/test_browser_weight.py): the checker's directives, which the Markdown
 keeps, the templates' indentation between tags (macros/site/stage.py _slim_page), and the
-theme's custom properties nothing reads and the components of features the site leaves off
-(macros/site/bundle.py)."""
+theme's custom properties nothing reads, the components of features the site leaves off and the
+rules for a text direction no page is written in (macros/site/bundle.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import material
 import pytest
 
-from macros.site.bundle import SCRIPT_DRAWN, script_drawn_off
+from macros.site.bundle import SCRIPT_DRAWN, directions_unwritten, script_drawn_off
 
 from helpers.models import MODELS
 
@@ -76,6 +76,7 @@ def test_the_theme_sheet_keeps_what_the_site_draws_and_not_what_its_features_lea
         assert f".{drawn}" in selectors, drawn  # the copy button, search, its toast, …
     for prefix, _ in SCRIPT_DRAWN:  # none turned on in mkdocs.yml, none on a page
         assert f".{prefix}" not in selectors, prefix
+    assert "[dir=ltr]" in selectors and "[dir=rtl]" not in selectors  # every page is ltr
 
 
 def test_a_feature_turned_on_or_a_page_holding_its_component_keeps_its_rules(tmp_path):
@@ -89,3 +90,11 @@ def test_a_feature_turned_on_or_a_page_holding_its_component_keeps_its_rules(tmp
     off = script_drawn_off(config, [page])
     assert not {"md-tooltip", "md-tag", "md-version", "md-source"} & set(off)
     assert "md-annotation" in off
+
+
+def test_a_page_written_right_to_left_keeps_the_theme_rules_for_it(tmp_path):
+    page = tmp_path / "index.html"
+    page.write_text('<body dir="ltr"></body>', encoding="utf-8")
+    assert directions_unwritten([page]) == ["rtl"]
+    page.write_text('<body dir="rtl"></body>', encoding="utf-8")
+    assert directions_unwritten([page]) == ["ltr"]
