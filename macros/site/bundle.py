@@ -174,7 +174,7 @@ def _named_properties(content: list[Path], own: list[Path], sheets: list[Path]) 
 # A page's text direction is its template's (<body dir="ltr">): a direction word in a script
 # (the theme's bundle reads the page's) never makes a [dir=…] rule match, only a page does.
 DIRECTIONS = ("ltr", "rtl")
-_DIRECTION = re.compile(r'\bdir="(ltr|rtl)"')
+_DIRECTION = re.compile(r"""\bdir\s*=\s*["']?(ltr|rtl)\b""", re.I)
 _WORDS = "/[A-Za-z0-9_-]+/g"  # PurgeCSS's own default extractor's words
 
 
@@ -183,7 +183,8 @@ def directions_unwritten(content: list[Path]) -> list[str]:
     used: set[str] = set()
     for p in content:
         if p.suffix == ".html":
-            used.update(_DIRECTION.findall(p.read_text(encoding="utf-8", errors="replace")))
+            used.update(d.lower() for d in
+                        _DIRECTION.findall(p.read_text(encoding="utf-8", errors="replace")))
     return [d for d in DIRECTIONS if d not in used]
 
 

@@ -98,3 +98,5 @@ def test_a_page_written_right_to_left_keeps_the_theme_rules_for_it(tmp_path):
     assert directions_unwritten([page]) == ["rtl"]
     page.write_text('<body dir="rtl"></body>', encoding="utf-8")
     assert directions_unwritten([page]) == ["ltr"]
+    page.write_text("<body dir=rtl><p dir='LTR'></p></body>", encoding="utf-8")  # as minified
+    assert directions_unwritten([page]) == []
