@@ -38,9 +38,12 @@ def _errors(res: Resolution) -> set[str]:
 
 
 def probe_options(db: Database, sel: Selection, res: Resolution,
-                  only: set[str] | None = None) -> dict[str, dict[str, str]]:
+                  only: set[str] | None = None,
+                  memo: dict | None = None) -> dict[str, dict[str, str]]:
     """Setting id -> {option: reason} for its enabled options that would show the reader the
-    same result (NO_EFFECT) or add an error finding (REFUSED); ``only``: these settings."""
+    same result (NO_EFFECT) or add an error finding (REFUSED); ``only``: these settings.
+    ``memo``: a dict a caller probing many selections passes to each call, so a selection one
+    setting away from several others is resolved once (keyed by its sorted flat items)."""
     model = db.model(sel.model)
     flat = {**res.match, **{k: v for k, v in res.picks.items() if v is not None}}
     if res.avg_len is not None:
@@ -53,8 +56,13 @@ def probe_options(db: Database, sel: Selection, res: Resolution,
         for option in axis.options:
             if option.state != "enabled" or option.id == axis.value:
                 continue
-            other = resolve(db, Selection.flat(model, {**flat, axis.axis: option.id}),
-                            strict=False)
+            near = {**flat, axis.axis: option.id}
+            key = tuple(sorted(near.items()))
+            other = memo.get(key) if memo is not None else None
+            if other is None:
+                other = resolve(db, Selection.flat(model, near), strict=False)
+                if memo is not None:
+                    memo[key] = other
             if other.picks.get(axis.axis) != option.id:
                 continue
             if signature(other) == mine:

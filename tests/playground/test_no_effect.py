@@ -48,17 +48,23 @@ def _errors(res) -> set[str]:
     return {d.rule for d in res.diagnostics if d.severity.value == "error"}
 
 
-def _picked(db, model, res, axes, only=None):
+def _picked(db, model, res, axes, only=None, memo: dict | None = None):
     """(setting, option, resolution) for every enabled option of ``axes`` (visible, not the
-    one picked, within ``only``) whose pick sticks, as the Playground makes the pick."""
+    one picked, within ``only``) whose pick sticks, as the Playground makes the pick. ``memo``
+    keeps each selection's resolution for the caller's loop: a selection one setting away
+    from several others is resolved once (resolve is a function of the selection)."""
+    memo = {} if memo is None else memo
     for axis in axes:
         if not axis.visible or (only is not None and axis.axis not in only):
             continue
         for option in axis.options:
             if option.state != "enabled" or option.id == axis.value:
                 continue
-            other = resolve(db, Selection.flat(model, {**_flat(res), axis.axis: option.id}),
-                            strict=False)
+            flat = {**_flat(res), axis.axis: option.id}
+            key = tuple(sorted(flat.items()))
+            if key not in memo:
+                memo[key] = resolve(db, Selection.flat(model, flat), strict=False)
+            other = memo[key]
             if other.picks.get(axis.axis) == option.id:  # else it snapped to another option
                 yield axis.axis, option.id, other
 
@@ -163,17 +169,25 @@ def test_over_every_enumerated_selection_the_enumerated_settings_have_an_effect_
     model = db.model(model_id)
     only = set(model.info.enumerate)
     seen_count = 0
+    resolved: dict = {}  # a neighbour of many selections is resolved once
+    seen: dict[int, tuple] = {}  # and printed once
+
+    def shown(other) -> tuple:
+        if id(other) not in seen:
+            seen[id(other)] = _seen(db, model, other)
+        return seen[id(other)]
+
     for flat, res in resolve_all(db, model_id):
-        probed = probe_options(db, Selection.flat(model, flat), res, only)
+        probed = probe_options(db, Selection.flat(model, flat), res, only, resolved)
         mine, errors = _seen(db, model, res), _errors(res)
-        for axis, option, other in _picked(db, model, res, res.axes, only):
+        for axis, option, other in _picked(db, model, res, res.axes, only, resolved):
             reason = probed.get(axis, {}).get(option)
             if reason == NO_EFFECT:
-                assert _seen(db, model, other) == mine, (flat, axis, option)
+                assert shown(other) == mine, (flat, axis, option)
             elif reason == REFUSED:
                 assert _errors(other) - errors, (flat, axis, option)
             else:
-                assert _seen(db, model, other) != mine and _errors(other) <= errors, \
+                assert shown(other) != mine and _errors(other) <= errors, \
                     (flat, axis, option)
             seen_count += 1
     assert seen_count > len(model.cells)
@@ -211,3 +225,24 @@ def test_a_greyed_option_names_what_would_make_it_count_in_python_and_the_playgr
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "out.json").read_text()) == want
     assert any(want)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_probe_given_a_memo_answers_the_same_and_resolves_each_neighbour_once(
+        db, model_id, monkeypatch):
+    """``probe_options(..., memo)``: the reasons are those of a probe without one, and a second
+    probe of the same selection with the same memo resolves nothing again."""
+    from macros.engine import effects
+
+    model = db.model(model_id)
+    flat = dict(model.cells[0].match)
+    sel = Selection.flat(model, flat)
+    res = resolve(db, sel, strict=False)
+    memo: dict = {}
+    assert probe_options(db, sel, res, None, memo) == probe_options(db, sel, res)
+    calls = []
+    real = effects.resolve
+    monkeypatch.setattr(effects, "resolve", lambda *a, **k: calls.append(1) or real(*a, **k))
+    again = probe_options(db, sel, res, None, memo)
+    assert calls == [] and again == probe_options(db, sel, res)
+    assert len(calls) == len(memo) > 0  # the probe without a memo resolved each neighbour

@@ -77,13 +77,23 @@ def forks(monkeypatch, alone):
 
 def test_languages_built_at_once_make_byte_for_byte_the_site_built_one_after_the_other(
         project, tmp_path, forks):
-    together = build_site(out=tmp_path / "together", root=project, quiet=True, jobs=2)
-    assert len(forks) == 1  # the Korean site came from a worker
-    apart = build_site(out=tmp_path / "apart", root=project, quiet=True, jobs=1)
+    """Also with a theme file in a ko/ folder: the root site's engine copies the theme's files,
+    that folder among them; the Korean site's engine would empty it first, and so does the
+    move of the worker's site (one pair of builds for both: each costs seconds a model)."""
+    extra = project / "overrides" / "ko" / "stray.txt"
+    extra.parent.mkdir()
+    extra.write_text("a theme file\n", encoding="utf-8")
+    try:
+        together = build_site(out=tmp_path / "together", root=project, quiet=True, jobs=2)
+        assert len(forks) == 1  # the Korean site came from a worker
+        apart = build_site(out=tmp_path / "apart", root=project, quiet=True, jobs=1)
+    finally:
+        shutil.rmtree(extra.parent)
     assert len(forks) == 1
     files = site_files(together)
     assert any(name.startswith("ko/") for name in files) and "llms.txt" in files
     assert files == site_files(apart)
+    assert "ko/stray.txt" not in files
 
 
 def broken(project: Path, page: str):
@@ -94,29 +104,30 @@ def broken(project: Path, page: str):
     return path, original
 
 
-@pytest.mark.parametrize("page", ["docs/ko/index.md", "docs/en/index.md"],
-                         ids=["in the worker", "in the root site"])
 def test_a_failure_reads_the_same_either_way_and_leaves_no_worker_and_no_scratch(
-        project, tmp_path, forks, page):
+        project, tmp_path, forks):
+    """A page that fails in the worker (Korean) and one that fails in the root site (English),
+    each built one after the other and at once, over the same previous site."""
     out = tmp_path / "site"
     before = build_site(out=out, root=project, quiet=True, jobs=1)
     kept = site_files(before)
     running = children()
-    path, original = broken(project, page)
-    try:
-        messages = []
-        for jobs in (1, 2):
-            with pytest.raises(BuildFailed) as exc:
-                build_site(out=out, root=project, quiet=True, jobs=jobs)
-            messages.append(str(exc.value))
-    finally:
-        path.write_text(original, encoding="utf-8")
-    assert len(forks) == 1
-    assert messages[0] == messages[1]
-    assert messages[0].startswith(f"{page}:") and "no-such-model" in messages[0]
-    assert children() <= running
-    assert site_files(out) == kept
-    assert not list((tmp_path / ".build").glob("site-*"))
+    for n, page in enumerate(("docs/ko/index.md", "docs/en/index.md"), start=1):
+        path, original = broken(project, page)
+        try:
+            messages = []
+            for jobs in (1, 2):
+                with pytest.raises(BuildFailed) as exc:
+                    build_site(out=out, root=project, quiet=True, jobs=jobs)
+                messages.append(str(exc.value))
+        finally:
+            path.write_text(original, encoding="utf-8")
+        assert len(forks) == n, page
+        assert messages[0] == messages[1]
+        assert messages[0].startswith(f"{page}:") and "no-such-model" in messages[0]
+        assert children() <= running
+        assert site_files(out) == kept
+        assert not list((tmp_path / ".build").glob("site-*"))
 
 
 def test_a_worker_that_dies_fails_the_build_with_its_exit_status(project, tmp_path, monkeypatch,
@@ -254,21 +265,6 @@ def test_an_ignored_sigchld_does_not_lose_the_workers_report(project, tmp_path, 
     finally:
         signal.signal(signal.SIGCHLD, before)
     assert len(forks) == 1 and (site / "ko" / "index.html").is_file()
-
-
-def test_theme_files_where_another_language_goes_end_as_one_after_the_other(project, tmp_path):
-    """The root site's engine copies the theme's files, a ko/ folder among them; the Korean
-    site's engine would empty that folder first, and so does the move of the worker's site."""
-    extra = project / "overrides" / "ko" / "stray.txt"
-    extra.parent.mkdir()
-    extra.write_text("a theme file\n", encoding="utf-8")
-    try:
-        together = build_site(out=tmp_path / "together", root=project, quiet=True, jobs=2)
-        apart = build_site(out=tmp_path / "apart", root=project, quiet=True, jobs=1)
-    finally:
-        shutil.rmtree(extra.parent)
-    assert site_files(together) == site_files(apart)
-    assert not (together / "ko" / "stray.txt").exists()
 
 
 @pytest.mark.parametrize("suffix", [".markdown", ".mdown", ".mkdn", ".mkd"])
