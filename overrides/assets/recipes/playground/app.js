@@ -3,5 +3,6 @@
  */
 export { parseHash } from './urlstate.js';
 export { clear, el } from './dom.js';
-export { Playground, quiet } from './ui.js';
+export { Playground } from './ui.js';
+export { quiet } from './later.js';
 export { mountDeploy } from './deployui.js';

@@ -4,7 +4,8 @@
  * Playground, which names the other under `later`, and that other part: the catalogs of the
  * releases no image of the model runs and what only the deployment files read. Owns the
  * signal that a result needs the later part (needLater, isLater: the page fetches it and asks
- * again) and putting the two parts together (addLater, as export.join_export). Pure: no DOM.
+ * again), putting the two parts together (addLater, as export.join_export), and a reader's
+ * action left waiting for it (quiet). Pure: no DOM.
  */
 
 /** Thrown where a result reads what is in the later part and that part is not in yet. */
@@ -27,4 +28,11 @@ export function addLater(data, part) {
   });
   delete data.later;
   return data;
+}
+
+/** A reader's action that may wait for the later part: a failed fetch is said by the page
+ *  (ui.js later), nothing more to do with it here. */
+export function quiet(pending) {
+  if (pending && typeof pending.then === 'function') pending.then(null, function () {});
+  return pending;
 }

@@ -13,6 +13,7 @@
  */
 import { recordFields } from './records.js';
 import { list } from './python.js';
+import { quiet } from './later.js';
 import { commandText, curlText, dockerText, footprintText, pythonText, routerText } from './render.js';
 import { calcField } from './calculator.js';
 import { cellDefaults, diff } from './effects.js';
@@ -244,7 +245,7 @@ Output.prototype.buildCalculator = function (out) {
       self.avgInput.setAttribute('aria-invalid', n === null ? 'true' : 'false');
       if (n === null) return;
       self.pg.avgLen = n;
-      self.pg.update(true);
+      quiet(self.pg.update(true));
     });
   }
   this.calcRows = list(data.model.calculators).map(function (calc) {

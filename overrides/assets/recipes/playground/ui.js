@@ -15,7 +15,7 @@ import { NO_EFFECT, REFUSED, explainOption, optionProbe, probeQueue, sameProbe, 
 import { hashOf, ownsHash, readSelection, unknownPairs } from './urlstate.js';
 import { clear, el } from './dom.js';
 import { Output } from './output.js';
-import { addLater, isLater } from './later.js';
+import { addLater, isLater, quiet } from './later.js';
 
 /** `fetchLater(name)`: a promise of the export's later part named `name` (playground.js
  *  fetches it beside the export). */
@@ -30,13 +30,6 @@ export function Playground(root, data, fetchLater) {
 }
 
 Playground.prototype.t = function (id, fields) { return text(this.data, id, fields); };
-
-/** A reader's action that may wait for the export's later part: a failed fetch is said in
- *  the notice (later), nothing more to do with it here. */
-export function quiet(pending) {
-  if (pending && typeof pending.then === 'function') pending.then(null, function () {});
-  return pending;
-}
 
 /** A promise that the export's later part is in (at once when it is, or there is none):
  *  fetched once, on the first result that needs it (another release's catalog) or the first
