@@ -234,22 +234,41 @@ def test_every_published_speed_row_shows_every_digit_of_its_figures(db, model):
     assert missing == []
 
 
+def _as_typed(model: str) -> list:
+    """Each result's measured rows as the file's text writes each figure (YAML's own node
+    tree: "33.10" stays "33.10", where a loaded number would be 33.1)."""
+    root = yaml.compose((ROOT / "recipes" / model / "benchmarks.yaml").read_text(encoding="utf-8"))
+    field = lambda node, key: next((v for k, v in node.value if k.value == key), None)  # noqa: E731
+    out = []
+    for result in field(root, "results").value:
+        measured = field(result, "measured")
+        out.append([{k.value: [x.value for x in v.value] if isinstance(v, yaml.SequenceNode)
+                     else v.value for k, v in field(row, "values").value}
+                    for row in (measured.value if measured is not None else [])])
+    return out
+
+
+def _grouped(text: str) -> str:
+    """A figure as written, its whole part with thousands separated."""
+    whole, dot, fraction = text.partition(".")
+    return f"{int(whole):,}{dot}{fraction}"
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_every_measured_row_shows_every_figure_in_its_metrics_columns(db, model):
     """A measured row (any kind of model's metrics) is one table line: what ran, then each
-    metric of its table's columns, every digit of the data (a range low–high), a dash where the
-    row measured nothing."""
+    metric of its table's columns, every digit as the file writes it (trailing zeros too; a
+    range low–high), a dash where the row measured nothing."""
     bench = db.model(model).benchmarks
-    results = [r for r in bench.results if r.measured]
-    if not results:
+    if not any(r.measured for r in bench.results):
         pytest.skip(f"{model} publishes no measured rows")
     page = Site(db, "en").benchmarks(model).splitlines()
-    for res in results:
+    for res, typed in zip(bench.results, _as_typed(model)):
         used = [m for m in bench.metrics if any(m in row.values for row in res.measured)]
-        for row in res.measured:
+        for row, written in zip(res.measured, typed):
             label = db.t("en", row.text, db.model(model)) if row.text else row.value
-            figures = ["—" if m not in row.values else "–".join(map(_written, row.values[m]))
-                       if isinstance(row.values[m], list) else _written(row.values[m])
+            figures = ["—" if m not in written else "–".join(map(_grouped, written[m]))
+                       if isinstance(written[m], list) else _grouped(written[m])
                        for m in used]
             line = "| " + " | ".join([label.replace("_", "\\_"), *figures]) + " |"
             assert line in page, line
