@@ -37,13 +37,18 @@ def _errors(res: Resolution) -> set[str]:
     return {d.rule for d in res.diagnostics if d.severity.value == "error"}
 
 
+def memo_key(flat: dict) -> tuple:
+    """A flat selection's key in a probe's ``memo`` (probe_options): its sorted items."""
+    return tuple(sorted(flat.items()))
+
+
 def probe_options(db: Database, sel: Selection, res: Resolution,
                   only: set[str] | None = None,
                   memo: dict | None = None) -> dict[str, dict[str, str]]:
     """Setting id -> {option: reason} for its enabled options that would show the reader the
     same result (NO_EFFECT) or add an error finding (REFUSED); ``only``: these settings.
     ``memo``: a dict a caller probing many selections passes to each call, so a selection one
-    setting away from several others is resolved once (keyed by its sorted flat items)."""
+    setting away from several others is resolved once (keyed by ``memo_key``)."""
     model = db.model(sel.model)
     flat = {**res.match, **{k: v for k, v in res.picks.items() if v is not None}}
     if res.avg_len is not None:
@@ -57,7 +62,7 @@ def probe_options(db: Database, sel: Selection, res: Resolution,
             if option.state != "enabled" or option.id == axis.value:
                 continue
             near = {**flat, axis.axis: option.id}
-            key = tuple(sorted(near.items()))
+            key = memo_key(near)
             other = memo.get(key) if memo is not None else None
             if other is None:
                 other = resolve(db, Selection.flat(model, near), strict=False)

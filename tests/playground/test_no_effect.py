@@ -12,7 +12,8 @@ import pytest
 
 from helpers.models import MODELS
 from macros.site import render
-from macros.engine.effects import NO_EFFECT, REFUSED, explain, probe_options, with_probed
+from macros.engine.effects import (NO_EFFECT, REFUSED, explain, memo_key, probe_options,
+                                   with_probed)
 from macros.engine.results import TextRef
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
@@ -51,8 +52,9 @@ def _errors(res) -> set[str]:
 def _picked(db, model, res, axes, only=None, memo: dict | None = None):
     """(setting, option, resolution) for every enabled option of ``axes`` (visible, not the
     one picked, within ``only``) whose pick sticks, as the Playground makes the pick. ``memo``
-    keeps each selection's resolution for the caller's loop: a selection one setting away
-    from several others is resolved once (resolve is a function of the selection)."""
+    keeps each selection's resolution for the caller's loop, shared with probe_options: a
+    selection one setting away from several others is resolved once (resolve is a function of
+    the selection)."""
     memo = {} if memo is None else memo
     for axis in axes:
         if not axis.visible or (only is not None and axis.axis not in only):
@@ -61,7 +63,7 @@ def _picked(db, model, res, axes, only=None, memo: dict | None = None):
             if option.state != "enabled" or option.id == axis.value:
                 continue
             flat = {**_flat(res), axis.axis: option.id}
-            key = tuple(sorted(flat.items()))
+            key = memo_key(flat)  # the key probe_options files its resolutions under
             if key not in memo:
                 memo[key] = resolve(db, Selection.flat(model, flat), strict=False)
             other = memo[key]
