@@ -414,17 +414,27 @@ def _check_fields(out, docs, key, tables) -> None:
 
 
 def _keep_spelling(bench: BenchmarksFile, doc: yamlfile.Marked) -> None:
-    """Each measured value as its file writes it ("33.10", "1.000"): YAML reads the number, and
-    the table shows what was measured, trailing zeros included."""
+    """Each measured figure as its file writes it ("33.10", "64.0"): YAML reads the number, and
+    a table shows what was measured, trailing zeros included (schema.Figures)."""
+    def keep(record, at, names):
+        for name in names:
+            value = record._value(name)
+            if isinstance(value, list):
+                record._written[name] = [doc.spelled.get(at + (name, k))
+                                         for k in range(len(value))]
+            elif at + (name,) in doc.spelled:
+                record._written[name] = doc.spelled[at + (name,)]
+
+    def figures(record):  # its fields that hold a number with a fraction (BenchRow's, a score)
+        return [name for name, value in record if isinstance(value, float)]
+
     for i, result in enumerate(bench.results):
+        for j, row in enumerate(result.rows):
+            keep(row, ("results", i, "rows", j), figures(row))
+        for j, item in enumerate(result.accuracy):
+            keep(item, ("results", i, "accuracy", j), figures(item))
         for j, row in enumerate(result.measured):
-            at = ("results", i, "measured", j, "values")
-            for metric, value in row.values.items():
-                if isinstance(value, list):
-                    row._written[metric] = [doc.spelled.get(at + (metric, k))
-                                            for k in range(len(value))]
-                elif at + (metric,) in doc.spelled:
-                    row._written[metric] = doc.spelled[at + (metric,)]
+            keep(row, ("results", i, "measured", j, "values"), row.values)
 
 
 def _load_model(out, model_dir, base, platforms, clis, router, shared_text,

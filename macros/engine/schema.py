@@ -609,7 +609,35 @@ Percentile = Literal["p50", "mean"]
 ScoreUnit = Literal["percent", "points"]
 
 
-class BenchRow(Strict):
+def _plain(value: float) -> str:
+    """A figure the loader saw no spelling for (built in code): every digit it has."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+class Figures(Strict):
+    """A record of measured figures that keeps each one as its file writes it: YAML reads
+    "33.10" and "64.0" as numbers (33.1, 64), and a table shows what was measured, trailing
+    zeros included. The loader fills the spellings in (database._keep_spelling); a record built
+    in code has none and shows every digit its number has."""
+
+    _written: dict[str, str | list[str | None]] = PrivateAttr(default_factory=dict)
+
+    def _value(self, name: str):
+        return getattr(self, name, None)
+
+    def written(self, name: str) -> str | list[str] | None:
+        """The figure ``name`` as its file writes it (a range: its two ends; None: no figure)."""
+        value = self._value(name)
+        if value is None:
+            return None
+        spelled = self._written.get(name)
+        if isinstance(value, list):
+            spelled = spelled if isinstance(spelled, list) else [None] * len(value)
+            return [w or _plain(v) for w, v in zip(spelled, value)]
+        return spelled if isinstance(spelled, str) else _plain(value)
+
+
+class BenchRow(Figures):
     isl: AvgLen
     osl: AvgLen
     concurrency: int = Field(ge=1, le=1_000_000)
@@ -636,7 +664,7 @@ class AccuracyBenchmark(Strict):
     unit: ScoreUnit
 
 
-class AccuracyScore(Strict):
+class AccuracyScore(Figures):
     benchmark: str
     score: float = Field(allow_inf_nan=False)
     unit: ScoreUnit | None = None  # when given, the unit its benchmark declares
@@ -659,12 +687,7 @@ class Metric(Strict):
     better: Literal["lower", "higher"]
 
 
-def _plain(value: float) -> str:
-    """A figure the loader saw no spelling for (built in code): every digit it has."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-class MeasuredRow(Strict):
+class MeasuredRow(Figures):
     """One row of a result's measured table: what was run (a text id in ``text``, or a literal
     kept as written in ``value``: "TP2 + Ulysses2") and its value of each metric it measured
     (a metric it did not measure is left out and shown as a dash)."""
@@ -672,20 +695,9 @@ class MeasuredRow(Strict):
     text: str | None = None
     value: NonEmpty | None = None
     values: dict[str, MetricValue] = Field(min_length=1)
-    # each value as the file writes it ("33.10", "1.000"; a range's two ends), filled in by the
-    # loader from the YAML text (the number reads as 33.1): a table shows what was measured
-    _written: dict[str, str | list[str]] = PrivateAttr(default_factory=dict)
 
-    def written(self, metric: str) -> str | list[str] | None:
-        """The metric's value as its file writes it (None: not measured)."""
-        value = self.values.get(metric)
-        if value is None:
-            return None
-        spelled = self._written.get(metric)
-        if isinstance(value, list):
-            spelled = spelled if isinstance(spelled, list) else [None] * len(value)
-            return [w or _plain(v) for w, v in zip(spelled, value)]
-        return spelled if isinstance(spelled, str) else _plain(value)
+    def _value(self, name: str):
+        return self.values.get(name)
 
     @model_validator(mode="after")
     def _one_label(self):

@@ -70,12 +70,6 @@ def expiring(removal: str, now: date) -> bool:
 _BETTER = {"lower": "↓", "higher": "↑"}  # a metric's better direction, in its table's header
 
 
-def _score(value: float) -> str:
-    """A figure with every digit the data gives (``:g`` would round 99.9999 to 100)."""
-    value = float(value)
-    return f"{int(value):,}" if value.is_integer() else f"{value:,}"
-
-
 def _figure(written: str) -> str:
     """A measured figure as its file writes it, thousands grouped: "83578" → "83,578",
     "33.10" stays "33.10" (a float would print 33.1)."""
@@ -540,14 +534,15 @@ class Site:
             out.append("|---:|---:|---:|---:|---:|---:|")
             for row in res.rows:
                 out.append(f"| {row.isl:,} | {row.osl:,} | {row.concurrency:,} | "
-                           f"{_score(row.ttft_ms)} | {_score(row.tpot_ms)} | "
-                           f"{_score(row.tok_s_gpu)} |")
+                           f"{_figure(row.written('ttft_ms'))} | "
+                           f"{_figure(row.written('tpot_ms'))} | "
+                           f"{_figure(row.written('tok_s_gpu'))} |")
             out.append("")
         if res.accuracy:
             out += [f"| {self.th('table.benchmark')} | {self.th('table.score')} |", "|---|---:|"]
             for item in res.accuracy:
                 decl = bench.accuracy_benchmarks[item.benchmark]
-                score = self.th(f"unit.{decl.unit}", score=_score(item.score))
+                score = self.th(f"unit.{decl.unit}", score=_figure(item.written('score')))
                 out.append(f"| {self.th(decl.label, model)} | {score} |")
             out.append("")
         if res.measured:

@@ -216,31 +216,61 @@ def test_a_result_in_a_round_is_titled_with_its_rounds_build(db, model):
         [f"{rounds[r.round]})" for r in in_rounds]
 
 
-def _written(value) -> str:
-    """A figure as the data writes it, with thousands separated; a whole number bare."""
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+def _typed_results(model: str):
+    """The file's ``results`` as YAML's node tree: each scalar as the file writes it ("64.0"
+    stays "64.0", where a loaded number would be 64)."""
+    path = ROOT / "recipes" / model / "benchmarks.yaml"
+    if not path.exists():
+        return []
+    root = yaml.compose(path.read_text(encoding="utf-8"))
+    return _field(root, "results").value
+
+
+def _field(node, key):
+    return next((v for k, v in node.value if k.value == key), None)
+
+
+def _entries(result, key) -> list[dict]:
+    """A result's list ``key`` (rows, accuracy) as mappings of the scalars as written."""
+    items = _field(result, key)
+    return [{k.value: v.value for k, v in item.value} for item in (items.value if items else [])]
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_every_published_speed_row_shows_every_digit_of_its_figures(db, model):
-    path = ROOT / "recipes" / model / "benchmarks.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    """Each speed row is one table line with every figure as the file writes it, thousands
+    grouped and trailing zeros kept ("tpot_ms: 64.0" shows 64.0)."""
     page = Site(db, "en").benchmarks(model).splitlines()
-    rows = [row for r in data.get("results", []) for row in r.get("rows", [])]
+    rows = [row for r in _typed_results(model) for row in _entries(r, "rows")]
     if not rows:
         pytest.skip(f"{model} publishes no speed rows")
-    missing = [row for row in rows if "| " + " | ".join(_written(row[k]) for k in (
+    missing = [row for row in rows if "| " + " | ".join(_grouped(row[k]) for k in (
         "isl", "osl", "concurrency", "ttft_ms", "tpot_ms", "tok_s_gpu")) + " |" not in page]
     assert missing == []
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_every_published_accuracy_score_shows_every_digit_the_file_writes(db, model):
+    """An accuracy score is shown as written ("score: 97.0" shows 97.0, in its unit's words)."""
+    bench, site = db.model(model).benchmarks, Site(db, "en")
+    page = site.benchmarks(model)
+    scores = [(item["benchmark"], item["score"]) for r in _typed_results(model)
+              for item in _entries(r, "accuracy")]
+    if not scores:
+        pytest.skip(f"{model} publishes no accuracy scores")
+    for name, written in scores:
+        decl = bench.accuracy_benchmarks[name]
+        shown = site.th(f"unit.{decl.unit}", score=_grouped(written))  # the words around it
+        line = f"| {site.th(decl.label, db.model(model))} | {shown} |"
+        assert line in page, line
 
 
 def _as_typed(model: str) -> list:
     """Each result's measured rows as the file's text writes each figure (YAML's own node
     tree: "33.10" stays "33.10", where a loaded number would be 33.1)."""
-    root = yaml.compose((ROOT / "recipes" / model / "benchmarks.yaml").read_text(encoding="utf-8"))
-    field = lambda node, key: next((v for k, v in node.value if k.value == key), None)  # noqa: E731
+    field = _field
     out = []
-    for result in field(root, "results").value:
+    for result in _typed_results(model):
         measured = field(result, "measured")
         out.append([{k.value: [x.value for x in v.value] if isinstance(v, yaml.SequenceNode)
                      else v.value for k, v in field(row, "values").value}
