@@ -268,12 +268,11 @@ def test_every_published_accuracy_score_shows_every_digit_the_file_writes(db, mo
 def _as_typed(model: str) -> list:
     """Each result's measured rows as the file's text writes each figure (YAML's own node
     tree: "33.10" stays "33.10", where a loaded number would be 33.1)."""
-    field = _field
     out = []
     for result in _typed_results(model):
-        measured = field(result, "measured")
+        measured = _field(result, "measured")
         out.append([{k.value: [x.value for x in v.value] if isinstance(v, yaml.SequenceNode)
-                     else v.value for k, v in field(row, "values").value}
+                     else v.value for k, v in _field(row, "values").value}
                     for row in (measured.value if measured is not None else [])])
     return out
 
