@@ -616,13 +616,22 @@ def page_problems(text: str, name: str, en_text: str | None = None,
                   en_name: str | None = None) -> list[Finding]:
     """What the build refuses in one page: for a translation (``en_text`` given) every
     contract error in it, for any other page what breaks the rules every page keeps."""
+    return list(_page_problems(text, name, en_text, en_name))
+
+
+@functools.lru_cache(maxsize=128)
+def _page_problems(text: str, name: str, en_text: str | None,
+                   en_name: str | None) -> tuple[Finding, ...]:
+    """``page_problems``, kept for the same texts and names: the live preview and a process
+    that builds many times (the tests) check the same unchanged pages at every build. A
+    Finding is frozen, so a kept answer is shared safely; a changed page is a new key."""
     if en_text is not None:
         found = [f for f in contract(en_text, text, en_name or "the English page", name)
                  if f.file == name]
     else:
         page = extract(text, name)
         found = page.problems + _anchorless(page, name)
-    return sorted(found + invisible_problems(text, name), key=lambda f: f.line or 0)
+    return tuple(sorted(found + invisible_problems(text, name), key=lambda f: f.line or 0))
 
 
 def published_problems(markdown: str, source: str, name: str,

@@ -44,6 +44,15 @@ reaped before the scratch is removed. A fork copies only the calling thread, so 
 threads running (a test's web server, the live preview) the languages are built one after the
 other.
 
+Checked before built. Every language's sources are checked (the files it publishes, and each
+page against the translation contract and the template sandbox: ``Stage.check``) before any
+engine runs: the root site is checked and staged, then the other languages are checked, one
+after the other; at once, the root site's engine starts only when each worker has said its
+language passed (it checks while the root site is staged, so a build that succeeds waits for
+nothing). A failure reads the same either way. A page that breaks these rules
+fails the build in seconds, not after the languages before it were built; what only rendering
+finds is reported when the language is staged.
+
 The export file. ``recipes export --out FILE`` writes one file in an existing folder outside the
 project's sources and the recipes folder in use. An existing file is replaced only if it is a
 previous export (a JSON object with the export's top-level keys and an integer ``version``);
@@ -491,8 +500,15 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
         raise BuildFailed(str(exc)) from None
     first, *others = stage.languages
     if not others or not _may_fork(jobs):
-        for language in stage.languages:
-            _build_language(stage, language, quiet, engine)
+        # in the order a build at once reports failures in: the root site's checks and
+        # staging, then the other languages' checks, then the engines
+        started = [_check_language(stage, first, quiet)]
+        _stage_language(stage, first)
+        started += [_check_language(stage, language, quiet) for language in others]
+        for n, (language, at) in enumerate(zip(stage.languages, started)):
+            if n:
+                _stage_language(stage, language)
+            _engine_language(stage, language, quiet, engine, at)
         return stage.site
     _preload(engine)
     # Every object so far is shared with the workers; the collector writes to each object it
@@ -507,7 +523,13 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
         for language in forked:
             workers.append(_Worker(language, scratch / f"lang-{language.lang}"))
             workers[-1].start(root, quiet, engine)
-        _build_language(stage, first, quiet, engine)
+        at = _check_language(stage, first, quiet)
+        _stage_language(stage, first)
+        # the root site's engine waits until every worker's language passed its check, or
+        # fails with the first failure among them
+        for worker in workers:
+            worker.checked()
+        _engine_language(stage, first, quiet, engine, at)
         for language in after:  # more languages than jobs: the rest one after the other
             _build_language(stage, language, quiet, engine)
         for worker, language in zip(workers, forked):
@@ -529,17 +551,47 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
     return stage.site
 
 
-def _build_language(stage, language, quiet: bool, engine: str) -> None:
+def _build_language(stage, language, quiet: bool, engine: str, on_checked=None) -> None:
+    """Check a language, call ``on_checked`` (a worker tells the parent), stage and build it."""
+    at = _check_language(stage, language, quiet)
+    if on_checked is not None:
+        on_checked()
+    _stage_language(stage, language)
+    _engine_language(stage, language, quiet, engine, at)
+
+
+def _check_language(stage, language, quiet: bool) -> float:
+    """Check a language's sources (``Stage.check``; BuildFailed: what they break, each line
+    naming its page and line); when it started."""
     from macros.site.stage import StageFailed
 
     started = time.perf_counter()
-    target = stage.site_dir(language)
     if not quiet:
-        print(f"building {language.config_name} with {engine} → {target}", file=sys.stderr)
+        print(f"checking {language.config_name}", file=sys.stderr)
+    try:
+        stage.check(language)
+    except StageFailed as exc:
+        raise BuildFailed(str(exc)) from None
+    return started
+
+
+def _stage_language(stage, language) -> None:
+    """Stage a language's pages (BuildFailed: what rendering them finds)."""
+    from macros.site.stage import StageFailed
+
     try:
         stage.stage(language)
     except StageFailed as exc:  # each line names its page (and line)
         raise BuildFailed(str(exc)) from None
+
+
+def _engine_language(stage, language, quiet: bool, engine: str, started: float) -> None:
+    """Build a staged language with ``engine`` and finish its site."""
+    from macros.site.stage import StageFailed
+
+    if not quiet:
+        print(f"building {language.config_name} with {engine} → {stage.site_dir(language)}",
+              file=sys.stderr)
     run = _mkdocs if engine == "mkdocs" else _zensical
     run(stage.config_path(language), quiet, language.config_name)
     try:
@@ -594,7 +646,8 @@ def _preload(engine: str) -> None:
 
 def _die_with(parent: int) -> None:
     """A worker whose build is killed outright (SIGKILL, the OOM killer) must not go on
-    writing into a scratch folder the next build removes: Linux ends it with its parent."""
+    writing into a scratch folder the next build removes: Linux ends it with its parent (and
+    a worker's Zensical with the worker, ``_zensical``)."""
     try:
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # not Linux
@@ -604,17 +657,22 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+_CHECKED = b"\0"  # a worker's first byte on its pipe: its language passed its check
+
+
 class _Worker:
     """One language built in a forked process. The worker's result comes back through a pipe:
-    nothing when it succeeded, else the message a build of that language alone would fail
-    with. Made before the fork and listed by the caller, so a failure at any point after it
-    still finds the worker to stop."""
+    one byte (``_CHECKED``) once its language passed its check, then nothing when it succeeded; else
+    the message a build of that language alone would fail with. Made before the fork and
+    listed by the caller, so a failure at any point after it still finds the worker to
+    stop."""
 
     def __init__(self, language, work: Path):
         self.language, self.work = language, work
         site = work / "stage" / "site"
         self.site = site / language.sub if language.sub else site
         self.pid, self.fd = 0, None  # 0 / None: not started or reaped / closed
+        self.ready = False  # its _CHECKED byte was read
 
     def start(self, root: Path, quiet: bool, engine: str) -> None:
         """Fork the worker that stages and builds the language under ``work``. Ctrl-C and
@@ -647,7 +705,8 @@ class _Worker:
             language = self.language
             stage = Stage(root, self.work, langs=(language.lang,),
                           engine_checks=engine == "mkdocs")
-            _build_language(stage, stage.languages[0], quiet, engine)
+            _build_language(stage, stage.languages[0], quiet, engine,
+                            on_checked=lambda: _write_all(write, _CHECKED))
             code = 0
         except (StageFailed, BuildFailed) as exc:
             message = str(exc)
@@ -657,22 +716,37 @@ class _Worker:
             try:
                 for stream in (sys.stdout, sys.stderr):
                     stream.flush()
-                data = message.encode("utf-8", "replace")
-                while data:
-                    data = data[os.write(write, data):]
+                _write_all(write, message.encode("utf-8", "replace"))
             finally:
                 os._exit(code)
 
-    def wait(self) -> None:
-        """Wait for the worker; raise its failure as the build's."""
-        chunks = []
+    def checked(self) -> None:
+        """Wait until the worker's language passed its check; if it failed before (its pages,
+        or it died), reap it and raise its failure as the build's."""
+        if self.ready or self.fd is None:
+            return
+        first = os.read(self.fd, 1)
+        if first == _CHECKED:
+            self.ready = True
+            return
+        self.wait(first)
+        raise BuildFailed(f"{self.language.config_name}: its build process ended before its "
+                          "pages were checked")  # exit 0 without a word: not a worker's way
+
+    def wait(self, first: bytes = b"") -> None:
+        """Wait for the worker; raise its failure as the build's. ``first``: what ``checked``
+        read of its message."""
+        chunks = [first]
         while chunk := os.read(self.fd, 1 << 16):
             chunks.append(chunk)
         os.close(self.fd)
         self.fd = None
         pid, self.pid = self.pid, 0
         _, status = os.waitpid(pid, 0)
-        message = b"".join(chunks).decode("utf-8", "replace")
+        data = b"".join(chunks)
+        if not self.ready and data.startswith(_CHECKED):  # checked, but nobody asked
+            data = data[len(_CHECKED):]
+        message = data.decode("utf-8", "replace")
         if os.waitstatus_to_exitcode(status) != 0:
             raise BuildFailed(message or f"{self.language.config_name}: its build process "
                               f"ended without a word (exit status "
@@ -690,6 +764,11 @@ class _Worker:
                 os.waitpid(pid, 0)
             except (ProcessLookupError, ChildProcessError):  # already gone, or reaped
                 pass
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def _mkdocs(config: Path, quiet: bool, name: str) -> None:
@@ -724,10 +803,15 @@ def _zensical(config: Path, quiet: bool, name: str) -> None:
 
     if importlib.util.find_spec("zensical") is None:
         raise BuildFailed("the zensical engine is not installed: pip install -e '.[zensical]'")
+    # Zensical ends with this process: a worker killed because the root site failed must not
+    # leave it writing its cache into the scratch folder after it was removed. Set between
+    # fork and exec, which is safe only with no other thread (a worker never has one).
+    me = os.getpid()
+    ends_with_us = (lambda: _die_with(me)) if threading.active_count() == 1 else None
     try:
         done = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict", "-f",
                                str(config)], cwd=config.parent, capture_output=True, text=True,
-                              env={**os.environ, "NO_COLOR": "1"})
+                              env={**os.environ, "NO_COLOR": "1"}, preexec_fn=ends_with_us)
     except OSError as exc:
         raise BuildFailed(f"{name}: cannot run zensical: {exc.strerror}") from None
     if not quiet:

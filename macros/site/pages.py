@@ -1008,22 +1008,39 @@ class PageTemplates:
         walk(ast)
         return out
 
-    def render(self, env, markdown: str) -> str:
-        """The page ``env.page``'s Markdown with its macros rendered."""
-        page = env.page
+    def _at(self, page, markdown: str):
+        """How a problem at a line of ``markdown`` is named: the page's file and source line."""
         name, offset = self.page_name(page), self._offset(page, markdown)
-        problems, self.pending = self.pending, []
 
         def at(line: int | None, what: str) -> str:
             return f"{name}:{line + offset}: {what}" if line else f"{name}: {what}"
+        return at
 
+    def _parsed(self, markdown: str, at) -> tuple[object | None, list[str]]:
+        """The page's template tree (None when it does not parse) and what the sandbox refuses
+        in it, each named by ``at``."""
         try:
             ast = self.sandbox.parse(markdown)
         except TemplateSyntaxError as exc:
-            problems.append(at(exc.lineno, exc.message or "template syntax error"))
-            ast = None
-        refused = self._refused(ast) if ast is not None else []
-        problems += [at(line, what) for line, what in refused]
+            return None, [at(exc.lineno, exc.message or "template syntax error")]
+        return ast, [at(line, what) for line, what in self._refused(ast)]
+
+    def source_problems(self, page, markdown: str) -> list[str]:
+        """What the page breaks before anything is rendered: its source against the contract
+        (``check_source``) and its template against the sandbox, as ``render`` reports them
+        (render reports these too, with what rendering finds)."""
+        self.check_source(page)
+        problems, self.pending = self.pending, []
+        self.source = self.english = None
+        return list(dict.fromkeys(problems + self._parsed(markdown, self._at(page, markdown))[1]))
+
+    def render(self, env, markdown: str) -> str:
+        """The page ``env.page``'s Markdown with its macros rendered."""
+        page = env.page
+        at = self._at(page, markdown)
+        problems, self.pending = self.pending, []
+        ast, refused = self._parsed(markdown, at)
+        problems += refused
         rendered = markdown
         if ast is not None and not refused:
             try:

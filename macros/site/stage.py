@@ -288,6 +288,42 @@ class Stage:
                     path.write_text(json.dumps(part, ensure_ascii=False, separators=(",", ":")),
                                     encoding="utf-8")
 
+    def check(self, language: Language) -> None:
+        """Find quickly whether a language's sources break a rule before anything is
+        rendered: the files ``stage`` would refuse (``_sources``) and each page's contract and
+        template problems (``PageTemplates.source_problems``). When they do, the language is
+        staged to report them, so the failure reads exactly as staging it would (with what
+        rendering those pages finds, too). The build checks every language before any engine
+        runs (``macros.site.build``). The contract's answers are kept (``macros.i18n.contract``),
+        so staging after a check does not check twice."""
+        from macros.engine.database import cached_database
+        from macros.site.pages import PageTemplates, Site
+
+        sources = self._sources(language)
+        try:
+            db = cached_database()
+        except RecipeError as exc:
+            raise StageFailed("\n".join(str(p) for p in exc.problems)) from None
+        i18n.FALLBACK_PAGES.clear()
+        i18n.FALLBACK_PAGES.update(language.fallbacks)
+        templates = PageTemplates(Site(db, language.lang), self.root, language.docs)
+        problems: list[str] = []
+        for uri, source in sources.items():
+            if not uri.endswith(".md"):
+                continue
+            name = i18n.display(source, language.docs.parent)
+            page = SimpleNamespace(url=url_of(uri),
+                                   file=SimpleNamespace(src_uri=uri, abs_src_path=str(source)))
+            try:
+                _, body = i18n.split_front_matter(_read_source(source, name))
+            except RecipeError as exc:
+                problems += [str(p) for p in exc.problems]
+                continue
+            problems += templates.source_problems(page, body)
+        if problems:
+            self.stage(language)  # raises StageFailed: every page's problems, as staging says
+            raise StageFailed("\n".join(problems))  # (not reached: the same checks ran there)
+
     def _sources(self, language: Language) -> dict[str, Path]:
         """Every file the language publishes (uri -> source), English stand-ins included."""
         found, refused = {}, []

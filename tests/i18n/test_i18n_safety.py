@@ -191,6 +191,33 @@ def test_a_translation_that_breaks_the_contract_fails_the_build_with_page_and_li
         [as_build_error(e) for e in EXPECTED[case]["check"]]
 
 
+def test_a_translation_that_breaks_the_contract_fails_before_any_language_is_built(
+        project, monkeypatch, tmp_path):
+    """Every language is staged (its pages checked) before any engine runs: a broken Korean
+    page stops the build before the English site is built, one after the other or at once
+    (the engine's runs are noted in a file, which a forked worker writes to as well)."""
+    from macros.site import build as build_module
+
+    ran = tmp_path / "engine-runs"
+    ran.touch()
+
+    def engine(config, quiet, name):
+        with ran.open("a", encoding="utf-8") as out:
+            out.write(f"{name}\n")
+    monkeypatch.setattr(build_module, "_mkdocs", engine)
+    page = project.root / "docs/ko/page.md"
+    shutil.copy(CORPUS / "ko" / "link-javascript.md", page)
+    try:
+        for jobs in (1, 2):
+            monkeypatch.setenv("RECIPES_BUILD_JOBS", str(jobs))
+            message = failed_build(project)
+            assert [ln for ln in message.splitlines() if ln.startswith("docs/ko/page.md")] == [
+                as_build_error(e) for e in EXPECTED["link-javascript"]["check"]]
+    finally:
+        shutil.copy(CORPUS / "ko" / "current.md", page)
+    assert ran.read_text(encoding="utf-8") == ""
+
+
 def test_a_korean_page_without_an_english_page_fails_the_build(project):
     page = project.root / "docs/ko/only-korean.md"
     page.write_text("# 한국어만 { #only }\n", encoding="utf-8")

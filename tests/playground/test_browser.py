@@ -424,7 +424,9 @@ def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
         assert seen["tabs"] >= 2 and seen["emptyTabs"] == 0  # pip / Docker
         assert seen["code"] >= 1 and seen["emptyCode"] == 0
         assert seen["headingWidth"] > 0 and seen["fonts"]
-        page.screenshot(path=str(SCREENS / f"{model_id}.{lang}.png"), full_page=True)
+        # JPEG: a full page is tens of thousands of pixels tall, and PNG takes seconds to encode
+        page.screenshot(path=str(SCREENS / f"{model_id}.{lang}.jpeg"), full_page=True,
+                        type="jpeg", quality=80)
         page.locator(".recipe-playground").screenshot(
             path=str(SCREENS / f"playground.{model_id}.{lang}.png"))
         page = tab.new_page()

@@ -134,13 +134,13 @@ def test_a_worker_that_dies_fails_the_build_with_its_exit_status(project, tmp_pa
                                                                   alone):
     parent = os.getpid()
 
-    def killed(stage, language, quiet, engine):
+    def killed(stage, language, quiet):
         if language.lang != "en":
             assert os.getpid() != parent, "built in the test's own process: no worker to kill"
             os._exit(9)
-        real(stage, language, quiet, engine)
-    real = build_module._build_language
-    monkeypatch.setattr(build_module, "_build_language", killed)
+        return real(stage, language, quiet)
+    real = build_module._check_language
+    monkeypatch.setattr(build_module, "_check_language", killed)
     with pytest.raises(BuildFailed) as exc:
         build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
     assert str(exc.value) == "mkdocs.ko.yml: its build process ended without a word (exit status 9)"
@@ -202,10 +202,10 @@ from pathlib import Path
 sys.path.insert(0, {root!r})
 from macros.site import build
 
-def slow(stage, language, quiet, engine):
+def slow(stage, language, quiet):
     print(os.getpid(), language.lang, flush=True)
     time.sleep(120)
-build._build_language = slow
+build._check_language = slow
 build.build_site(out=Path({out!r}), root=Path({project!r}), quiet=True, jobs=2)
 """
 

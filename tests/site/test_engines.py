@@ -214,9 +214,10 @@ def test_a_broken_link_fails_the_zensical_build_and_leaves_the_previous_site(sit
     shutil.copytree(sites["zensical"], out)
     mark(out, out)  # as if Zensical had built it here: a copied marker names another folder
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    page = root / "docs/en/index.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\n[gone](models/no-such-page.md)\n",
-                    encoding="utf-8")
+    for lang in ("en", "ko"):  # the translation keeps the contract: only the link is wrong
+        page = root / f"docs/{lang}/index.md"
+        page.write_text(page.read_text(encoding="utf-8") + "\n[gone](models/no-such-page.md)\n",
+                        encoding="utf-8")
     with pytest.raises(BuildFailed) as exc:
         build_site(out=out, root=root, quiet=True, engine="zensical")
     assert re.fullmatch(r"mkdocs\.yml: index\.md:\d+:\d+: page does not exist", str(exc.value))
