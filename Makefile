@@ -24,11 +24,11 @@ $(STAMP): pyproject.toml tests/js/package-lock.json
 
 install: $(STAMP)
 
-# TEST_JOBS=auto (or a number) runs the tests on that many cores (pytest-xdist): a test using a
+# The tests run on every core (pytest-xdist, TEST_JOBS=auto; or a number): a test using a
 # module-scoped fixture stays with its module's group on one worker (tests/conftest.py), and what
 # many tests only read (the built sites) is built once for all workers (tests/helpers/shared.py).
 # TEST_JOBS= (empty): one process.
-TEST_JOBS ?=
+TEST_JOBS ?= auto
 test: $(STAMP)
 	$(PY) -m pytest $(if $(TEST_JOBS),-n $(TEST_JOBS) --dist loadgroup)
 
