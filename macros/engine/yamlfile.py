@@ -174,12 +174,44 @@ class _Frame:
         self.keep = True  # False after a bad or duplicate key: its value is dropped
 
 
+KEPT_FILES = 1024  # files read before, by name and text: a model has about 10
+_kept: dict[tuple[str, str], Marked] = {}
+
+
 def load(path: Path | str, display: str | None = None) -> Marked:
     """Read ``path``; raise RecipeError with file:line:col for every way it is not a
-    recipe file (OS and encoding problems, syntax errors, duplicate keys, anchors…)."""
+    recipe file (OS and encoding problems, syntax errors, duplicate keys, anchors…).
+
+    A file read before under the same name with the same text is not parsed again (the live
+    preview reloads the database at each edit, and the tests load hundreds of databases that
+    differ in one file): the tree kept from the first reading is handed out as a fresh copy,
+    so a caller may change what it gets. Only a file that loaded cleanly is kept; the file is
+    read every time, so an edit is always seen."""
     path = Path(path)
     name = display or str(path)
     text = read_text(path, name)
+    kept = _kept.get((name, text))
+    if kept is None:
+        kept = _parse(name, text)
+        while _kept and len(_kept) >= KEPT_FILES:
+            del _kept[next(iter(_kept))]  # the oldest
+        if KEPT_FILES:
+            _kept[(name, text)] = kept
+    return Marked(name, _copy(kept.data), dict(kept.marks), dict(kept.spelled))
+
+
+def _copy(value: Any) -> Any:
+    """A copy of a loaded tree (mappings, lists and immutable scalars; nested at most
+    MAX_DEPTH deep)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _parse(name: str, text: str) -> Marked:
+    """``text`` of the file ``name`` as a Marked tree (RecipeError: every problem)."""
     bad = _NON_PRINTABLE.search(text)
     if bad:
         i, char = bad.start(), bad.group()

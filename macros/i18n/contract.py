@@ -619,7 +619,7 @@ def page_problems(text: str, name: str, en_text: str | None = None,
     return list(_page_problems(text, name, en_text, en_name))
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=1024)  # a build asks twice per page (check, then stage)
 def _page_problems(text: str, name: str, en_text: str | None,
                    en_name: str | None) -> tuple[Finding, ...]:
     """``page_problems``, kept for the same texts and names: the live preview and a process

@@ -502,13 +502,12 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
     if not others or not _may_fork(jobs):
         # in the order a build at once reports failures in: the root site's checks and
         # staging, then the other languages' checks, then the engines
-        started = [_check_language(stage, first, quiet)]
-        _stage_language(stage, first)
-        started += [_check_language(stage, language, quiet) for language in others]
-        for n, (language, at) in enumerate(zip(stage.languages, started)):
+        spent = [_check_language(stage, first, quiet) + _stage_language(stage, first)]
+        spent += [_check_language(stage, language, quiet) for language in others]
+        for n, (language, seconds) in enumerate(zip(stage.languages, spent)):
             if n:
-                _stage_language(stage, language)
-            _engine_language(stage, language, quiet, engine, at)
+                seconds += _stage_language(stage, language)
+            _engine_language(stage, language, quiet, engine, seconds)
         return stage.site
     _preload(engine)
     # Every object so far is shared with the workers; the collector writes to each object it
@@ -523,15 +522,17 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
         for language in forked:
             workers.append(_Worker(language, scratch / f"lang-{language.lang}"))
             workers[-1].start(root, quiet, engine)
-        at = _check_language(stage, first, quiet)
-        _stage_language(stage, first)
+        seconds = _check_language(stage, first, quiet) + _stage_language(stage, first)
         # the root site's engine waits until every worker's language passed its check, or
-        # fails with the first failure among them
+        # fails with the first failure among them; then the languages no worker builds are
+        # checked (in the order a build one after the other checks them all)
         for worker in workers:
             worker.checked()
-        _engine_language(stage, first, quiet, engine, at)
-        for language in after:  # more languages than jobs: the rest one after the other
-            _build_language(stage, language, quiet, engine)
+        later = [_check_language(stage, language, quiet) for language in after]
+        _engine_language(stage, first, quiet, engine, seconds)
+        for language, seconds in zip(after, later):  # more languages than jobs: one by one
+            seconds += _stage_language(stage, language)
+            _engine_language(stage, language, quiet, engine, seconds)
         for worker, language in zip(workers, forked):
             worker.wait()
             target = stage.site_dir(language)
@@ -553,16 +554,16 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
 
 def _build_language(stage, language, quiet: bool, engine: str, on_checked=None) -> None:
     """Check a language, call ``on_checked`` (a worker tells the parent), stage and build it."""
-    at = _check_language(stage, language, quiet)
+    seconds = _check_language(stage, language, quiet)
     if on_checked is not None:
         on_checked()
-    _stage_language(stage, language)
-    _engine_language(stage, language, quiet, engine, at)
+    seconds += _stage_language(stage, language)
+    _engine_language(stage, language, quiet, engine, seconds)
 
 
 def _check_language(stage, language, quiet: bool) -> float:
     """Check a language's sources (``Stage.check``; BuildFailed: what they break, each line
-    naming its page and line); when it started."""
+    naming its page and line); the seconds it took."""
     from macros.site.stage import StageFailed
 
     started = time.perf_counter()
@@ -572,23 +573,27 @@ def _check_language(stage, language, quiet: bool) -> float:
         stage.check(language)
     except StageFailed as exc:
         raise BuildFailed(str(exc)) from None
-    return started
+    return time.perf_counter() - started
 
 
-def _stage_language(stage, language) -> None:
-    """Stage a language's pages (BuildFailed: what rendering them finds)."""
+def _stage_language(stage, language) -> float:
+    """Stage a language's pages (BuildFailed: what rendering them finds); the seconds it took."""
     from macros.site.stage import StageFailed
 
+    started = time.perf_counter()
     try:
         stage.stage(language)
     except StageFailed as exc:  # each line names its page (and line)
         raise BuildFailed(str(exc)) from None
+    return time.perf_counter() - started
 
 
-def _engine_language(stage, language, quiet: bool, engine: str, started: float) -> None:
-    """Build a staged language with ``engine`` and finish its site."""
+def _engine_language(stage, language, quiet: bool, engine: str, spent: float) -> None:
+    """Build a staged language with ``engine`` and finish its site (``spent``: the seconds
+    its check and staging took, for the time it reports)."""
     from macros.site.stage import StageFailed
 
+    started = time.perf_counter() - spent
     if not quiet:
         print(f"building {language.config_name} with {engine} → {stage.site_dir(language)}",
               file=sys.stderr)
@@ -644,13 +649,21 @@ def _preload(engine: str) -> None:
         import mkdocs.config  # noqa: F401
 
 
-def _die_with(parent: int) -> None:
+def _prctl():
+    """Linux's prctl(2), or None elsewhere."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+def _die_with(parent: int, prctl=None) -> None:
     """A worker whose build is killed outright (SIGKILL, the OOM killer) must not go on
     writing into a scratch folder the next build removes: Linux ends it with its parent (and
-    a worker's Zensical with the worker, ``_zensical``)."""
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):  # not Linux
+    a worker's Zensical with the worker, ``_zensical``, which looks ``prctl`` up before it
+    forks: between fork and exec nothing is loaded)."""
+    prctl = prctl or _prctl()
+    if prctl is None:
         return
     prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the request took effect
@@ -806,8 +819,9 @@ def _zensical(config: Path, quiet: bool, name: str) -> None:
     # Zensical ends with this process: a worker killed because the root site failed must not
     # leave it writing its cache into the scratch folder after it was removed. Set between
     # fork and exec, which is safe only with no other thread (a worker never has one).
-    me = os.getpid()
-    ends_with_us = (lambda: _die_with(me)) if threading.active_count() == 1 else None
+    me, prctl = os.getpid(), _prctl()
+    ends_with_us = (lambda: _die_with(me, prctl)) \
+        if prctl is not None and threading.active_count() == 1 else None
     try:
         done = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict", "-f",
                                str(config)], cwd=config.parent, capture_output=True, text=True,

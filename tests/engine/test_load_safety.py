@@ -163,6 +163,26 @@ def test_a_number_longer_than_python_converts_is_refused(tmp_path):
         "n.yaml:1:8: a number of 5,000 digits is too large"]
 
 
+def test_a_file_read_again_is_a_fresh_copy_and_an_edit_is_seen(tmp_path):
+    """What ``load`` keeps of a file read before is handed out as a copy: a caller that
+    changes its tree changes nothing the next reader gets; the same text under another name
+    is reported under that name; an edited file is parsed anew."""
+    path = tmp_path / "f.yaml"
+    path.write_text("a:\n  b: [1, 2]\n  c: 0.50\n")
+    first = yamlfile.load(path, display="f.yaml")
+    first.data["a"]["b"].append(3)
+    first.marks.clear()
+    again = yamlfile.load(path, display="f.yaml")
+    assert again.data == {"a": {"b": [1, 2], "c": 0.5}}
+    assert again.where(("a", "b", 1)) == (2, 10) and again.spelled == {("a", "c"): "0.50"}
+    path.write_text("a:\n  b: [1, 2]\n  b: 3\n")
+    with pytest.raises(RecipeError) as exc:
+        yamlfile.load(path, display="other.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "other.yaml:3:3: duplicate key 'b' (the first one is kept by YAML, so this one would "
+        "be lost)"]
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_a_file_holding_one_plain_value_is_reported_as_not_a_mapping(recipes_copy, model):
     (recipes_copy / model / "playground.yaml").write_text("just some text\n")

@@ -169,8 +169,11 @@ def test_an_edited_korean_page_shows_in_the_open_browser_without_a_reload(served
         tab.wait_for_timeout(500)  # the live-reload poll is open
         edited = page_file.read_text(encoding="utf-8") + f"\n{sentence}\n"
         page_file.write_text(edited, encoding="utf-8")
-        tab.wait_for_function("s => document.querySelector('article').innerText.includes(s)",
-                              arg=sentence, timeout=20000)
+        # the live reload loads the page anew: while the new document is parsed it may have
+        # no article yet
+        tab.wait_for_function(
+            "s => (document.querySelector('article')?.innerText || '').includes(s)",
+            arg=sentence, timeout=20000)
     rebuilt = server.wait_for(r"rebuilt guides/translate\.md in ([0-9.]+)s")
     assert float(rebuilt[1]) < 2.0
     sources[str(page_file)] = edited.encode("utf-8")
