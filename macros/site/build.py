@@ -685,7 +685,6 @@ class _Worker:
         site = work / "stage" / "site"
         self.site = site / language.sub if language.sub else site
         self.pid, self.fd = 0, None  # 0 / None: not started or reaped / closed
-        self.ready = False  # its _CHECKED byte was read
 
     def start(self, root: Path, quiet: bool, engine: str) -> None:
         """Fork the worker that stages and builds the language under ``work``. Ctrl-C and
@@ -736,19 +735,16 @@ class _Worker:
     def checked(self) -> None:
         """Wait until the worker's language passed its check; if it failed before (its pages,
         or it died), reap it and raise its failure as the build's."""
-        if self.ready or self.fd is None:
-            return
         first = os.read(self.fd, 1)
         if first == _CHECKED:
-            self.ready = True
             return
         self.wait(first)
         raise BuildFailed(f"{self.language.config_name}: its build process ended before its "
                           "pages were checked")  # exit 0 without a word: not a worker's way
 
     def wait(self, first: bytes = b"") -> None:
-        """Wait for the worker; raise its failure as the build's. ``first``: what ``checked``
-        read of its message."""
+        """Wait for the worker (after ``checked``); raise its failure as the build's.
+        ``first``: what ``checked`` read of its message."""
         chunks = [first]
         while chunk := os.read(self.fd, 1 << 16):
             chunks.append(chunk)
@@ -756,10 +752,7 @@ class _Worker:
         self.fd = None
         pid, self.pid = self.pid, 0
         _, status = os.waitpid(pid, 0)
-        data = b"".join(chunks)
-        if not self.ready and data.startswith(_CHECKED):  # checked, but nobody asked
-            data = data[len(_CHECKED):]
-        message = data.decode("utf-8", "replace")
+        message = b"".join(chunks).decode("utf-8", "replace")
         if os.waitstatus_to_exitcode(status) != 0:
             raise BuildFailed(message or f"{self.language.config_name}: its build process "
                               f"ended without a word (exit status "

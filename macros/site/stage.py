@@ -91,6 +91,12 @@ def copy_target(uri: str) -> str:
     return uri if uri.endswith("index.md") else uri[:-3] + "/index.md"
 
 
+def _page(uri: str, source: Path) -> SimpleNamespace:
+    """The page object the templates read (what MkDocs would hand its plugins)."""
+    return SimpleNamespace(url=url_of(uri),
+                           file=SimpleNamespace(src_uri=uri, abs_src_path=str(source)))
+
+
 def _read_source(path: Path, name: str) -> str:
     """A page as the engines read it: UTF-8 without BOM, newlines as \\n."""
     text = i18n.decode(i18n.read_bytes(path, name), name).removeprefix("\ufeff")
@@ -237,18 +243,12 @@ class Stage:
         self.config_path(language).write_text(
             yaml.safe_dump(language.config, allow_unicode=True, sort_keys=False), encoding="utf-8")
 
-    def stage(self, language: Language, only: set[str] | None = None) -> None:
-        """Stage a language's pages (all, or only the page uris in ``only``) and its exports."""
+    def _templates(self, language: Language):
+        """The language's sources (``_sources``) and the page templates that render and check
+        them, with the language's English stand-ins noted for the notices and the contract."""
         from macros.engine.database import cached_database
-        from macros.site.export import export_model, later_name, split_export
         from macros.site.pages import PageTemplates, Site
 
-        staged_docs = self.dir / language.config["docs_dir"]
-        if only is None:
-            shutil.rmtree(staged_docs, ignore_errors=True)
-            published.forget(staged_docs)
-            language.pages.clear()  # a page removed since the last staging is no page now
-        self.write_config(language)
         sources = self._sources(language)
         try:
             db = cached_database()
@@ -256,7 +256,20 @@ class Stage:
             raise StageFailed("\n".join(str(p) for p in exc.problems)) from None
         i18n.FALLBACK_PAGES.clear()
         i18n.FALLBACK_PAGES.update(language.fallbacks)
-        templates = PageTemplates(Site(db, language.lang), self.root, language.docs)
+        return sources, PageTemplates(Site(db, language.lang), self.root, language.docs)
+
+    def stage(self, language: Language, only: set[str] | None = None) -> None:
+        """Stage a language's pages (all, or only the page uris in ``only``) and its exports."""
+        from macros.site.export import export_model, later_name, split_export
+
+        staged_docs = self.dir / language.config["docs_dir"]
+        if only is None:
+            shutil.rmtree(staged_docs, ignore_errors=True)
+            published.forget(staged_docs)
+            language.pages.clear()  # a page removed since the last staging is no page now
+        self.write_config(language)
+        sources, templates = self._templates(language)
+        db = templates.site.db
         problems: list[str] = []
         for uri, source in sources.items():
             if only is not None and uri not in only:
@@ -296,24 +309,13 @@ class Stage:
         rendering those pages finds, too). The build checks every language before any engine
         runs (``macros.site.build``). The contract's answers are kept (``macros.i18n.contract``),
         so staging after a check does not check twice."""
-        from macros.engine.database import cached_database
-        from macros.site.pages import PageTemplates, Site
-
-        sources = self._sources(language)
-        try:
-            db = cached_database()
-        except RecipeError as exc:
-            raise StageFailed("\n".join(str(p) for p in exc.problems)) from None
-        i18n.FALLBACK_PAGES.clear()
-        i18n.FALLBACK_PAGES.update(language.fallbacks)
-        templates = PageTemplates(Site(db, language.lang), self.root, language.docs)
+        sources, templates = self._templates(language)
         problems: list[str] = []
         for uri, source in sources.items():
             if not uri.endswith(".md"):
                 continue
             name = i18n.display(source, language.docs.parent)
-            page = SimpleNamespace(url=url_of(uri),
-                                   file=SimpleNamespace(src_uri=uri, abs_src_path=str(source)))
+            page = _page(uri, source)
             try:
                 _, body = i18n.split_front_matter(_read_source(source, name))
             except RecipeError as exc:
@@ -370,8 +372,7 @@ class Stage:
         name = i18n.display(source, language.docs.parent)
         try:
             head, body = i18n.split_front_matter(_read_source(source, name))
-            page = SimpleNamespace(url=url_of(uri),
-                                   file=SimpleNamespace(src_uri=uri, abs_src_path=str(source)))
+            page = _page(uri, source)
             templates.check_source(page)
             body = templates.render(SimpleNamespace(page=page), body)
             templates.check_rendered_html(page, body)

@@ -49,34 +49,39 @@ def _violations(page) -> list[dict]:
     }""")
 
 
-def _scheme(page) -> str:
-    return page.evaluate("() => document.body.getAttribute('data-md-color-scheme')")
+def _light_first(page) -> None:
+    """Material keeps the reader's scheme under <base>/.__palette: light, set before the page
+    runs."""
+    page.add_init_script(
+        "for (const k of ['/.__palette', '/ko/.__palette']) localStorage.setItem(k, "
+        "JSON.stringify({index: 0, color: {scheme: 'default'}}));")
+
+
+def _to_dark(page) -> None:
+    """The header's toggle, as a reader switches; back once every transition has ended (a
+    colour half-way would be measured otherwise)."""
+    page.click("label[for=__palette_1]")
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished))")
 
 
 @pytest.mark.parametrize("path", _pages())
 def test_no_serious_or_critical_accessibility_violation(browser, site, path):
-    """In both colour schemes: the page loads in the light one (Material keeps the reader's
-    scheme under <base>/.__palette, set before the page runs), then the header's toggle
-    switches it to the dark one, as a reader would, and the check runs again once every
-    transition has ended (a colour half-way would be measured otherwise)."""
+    """In both colour schemes: the page loads in the light one and is checked, then the
+    header's toggle switches it to the dark one and it is checked again."""
     _require_axe()
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     try:
         page = context.new_page()
-        page.add_init_script(
-            "for (const k of ['/.__palette', '/ko/.__palette']) localStorage.setItem(k, "
-            "JSON.stringify({index: 0, color: {scheme: 'default'}}));")
+        _light_first(page)
         page.goto(site + path)
         if page.locator(".recipe-playground").count():
             page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         page.evaluate("() => document.querySelectorAll('article details').forEach(d => d.open = true)")
-        found = {}
-        assert _scheme(page) == "default"
-        found["default"] = _violations(page)
-        page.click("label[for=__palette_1]")
-        page.wait_for_function(
-            "() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
-        page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished))")
+        assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == \
+            "default"
+        found = {"default": _violations(page)}
+        _to_dark(page)
         found["slate"] = _violations(page)
         assert found == {"default": [], "slate": []}, found
     finally:
@@ -106,18 +111,14 @@ def test_the_dark_scheme_is_checked_after_the_toggle(browser, site):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     try:
         page = context.new_page()
-        page.add_init_script("localStorage.setItem('/.__palette', "
-                             "JSON.stringify({index: 0, color: {scheme: 'default'}}));")
+        _light_first(page)
         page.goto(site + "/")
         page.evaluate("""() => { const p = document.createElement('p');
           p.textContent = 'theme-coloured text on white'; p.id = 'planted';
           p.style.background = '#ffffff'; p.style.color = 'var(--md-default-fg-color)';
           document.querySelector('article').appendChild(p); }""")
         assert [v for v in _violations(page) if v["id"] == "color-contrast"] == []
-        page.click("label[for=__palette_1]")
-        page.wait_for_function(
-            "() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
-        page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished))")
+        _to_dark(page)
         dark = [v for v in _violations(page) if v["id"] == "color-contrast"]
         assert dark and "#planted" in dark[0]["nodes"]
     finally:
