@@ -493,22 +493,22 @@ def test_a_result_on_a_build_between_releases_is_checked_against_every_release(
 
 # --- the docs tests ---------------------------------------------------------------------------
 
-def model_page(site: Path, model: str, lang: str) -> Path:
-    return (site / "ko" if lang == "ko" else site) / "models" / model / "index.md"
+def benchmarks_page(site: Path, model: str, lang: str) -> Path:
+    """The rendered Markdown of a model's benchmarks page (docs/<lang>/models/<model>/
+    benchmarks.md), where its results are published, off the model page."""
+    return (site / "ko" if lang == "ko" else site) / "models" / model / "benchmarks" / "index.md"
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("model", MODELS)
 def test_the_docs_tests_check_both_commands_of_every_benchmark_row(built_site, tmp_path, db,
                                                                    model, lang):
-    text = model_page(built_site, model, lang).read_text(encoding="utf-8")
-    start = text.index("{ #benchmarks }")
-    end = re.compile(r"^##", re.M).search(text, text.index("\n", start)).start()
+    text = benchmarks_page(built_site, model, lang).read_text(encoding="utf-8")
     # a rendered page of its language, as the counts tell them apart
     section = (tmp_path / "site" / "ko" if lang == "ko" else tmp_path / "site") / model / \
         "index.md"
     section.parent.mkdir(parents=True)
-    section.write_text(text[start:end], encoding="utf-8")
+    section.write_text(text, encoding="utf-8")
     kinds = ("bench", "shell")
     before = [COUNTS[("rendered", lang, k)] for k in kinds]
     _, failures = run_document(section)
@@ -523,7 +523,7 @@ def test_the_docs_tests_check_both_commands_of_every_benchmark_row(built_site, t
 def rendered_copy(built_site: Path, tmp_path: Path, model: str) -> Path:
     page = tmp_path / "site" / "models" / model / "index.md"
     page.parent.mkdir(parents=True)
-    shutil.copy(model_page(built_site, model, "en"), page)
+    shutil.copy(benchmarks_page(built_site, model, "en"), page)
     return page
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import require_chromium
-from helpers.models import MODELS
+from helpers.models import MODELS, subpages
 from test_browser import page_of
 
 pytestmark = pytest.mark.browser
@@ -33,7 +33,8 @@ def _require_axe() -> None:
 def _pages() -> list[str]:
     pages = ["/", "/404.html"]
     for model_id in MODELS:
-        pages += [page_of("en", model_id), page_of("en", model_id) + "commands/"]
+        pages += [page_of("en", model_id), *(page_of("en", model_id) + sub
+                                             for sub in subpages(model_id))]
     return pages + ["/ko" + p if p != "/404.html" else "/ko/404.html" for p in pages]
 
 

@@ -22,7 +22,7 @@ from macros.engine.selections import sample_playground
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-from helpers.models import MODELS
+from helpers.models import MODELS, subpages
 
 # The interaction tests below walk through one model's own data (its platforms, roles and
 # rules, as the seed describes them); the tests marked "every model" run on each model.
@@ -410,7 +410,8 @@ _SEEN = """() => {
 
 @pytest.mark.parametrize("model_id", MODELS)
 def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
-    """Every model, its recipe page and its commands page. What a reader sees: no raw Jinja,
+    """Every model, its recipe page, its commands page and its benchmarks page. What a reader
+    sees: no raw Jinja,
     every badge and tab drawn with text, no empty code block, Korean text laid out in a real
     font. Full-page pictures are saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
@@ -437,6 +438,13 @@ def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
         assert seen["visibleBadges"] >= len(model.cells) and seen["emptyBadges"] == 0
         assert seen["code"] >= len(model.cells) and seen["emptyCode"] == 0
         assert seen["headingWidth"] > 0 and seen["fonts"]
+        if model.benchmarks is not None:  # every result drawn, with its badge
+            page.goto(tab.base + page_of(lang, model_id) + "benchmarks/")
+            seen = page.evaluate(_SEEN)
+            assert not seen["jinja"]
+            assert seen["visibleBadges"] >= len(model.benchmarks.results)
+            assert seen["emptyBadges"] == 0 and seen["emptyCode"] == 0
+            assert seen["headingWidth"] > 0 and seen["fonts"]
 
 
 _CELL_SHOWN = """(id) => {
@@ -591,9 +599,10 @@ def test_no_model_page_is_wider_than_a_phone(browser, site, model_id, lang):
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         seen = page.evaluate(_WIDEST)
         assert seen["page"] <= seen["screen"] and seen["wide"] == [], seen
-        page.goto(site + page_of(lang, model_id) + "commands/")
-        seen = page.evaluate(_WIDEST)
-        assert seen["page"] <= seen["screen"] and seen["wide"] == [], seen
+        for sub in subpages(model_id):  # the commands page and the benchmarks page
+            page.goto(site + page_of(lang, model_id) + sub)
+            seen = page.evaluate(_WIDEST)
+            assert seen["page"] <= seen["screen"] and seen["wide"] == [], (sub, seen)
     finally:
         context.close()
 

@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from helpers.browser import chromium, require_chromium, serve
+from helpers.models import subpages
 from helpers.project import project_copy, recipes_root
-from test_browser import Tab, page_of, unfold
+from test_browser import MODEL, Tab, page_of, unfold
 from helpers.hostile import EVIL, poison as _poison
 
 pytestmark = pytest.mark.browser
@@ -195,13 +196,13 @@ def test_poisoned_playground_stays_inert(tab, lang):
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_poisoned_static_page_has_no_live_markup(browser, hostile_base, lang):
-    """The model's pages as served (its recipe page and its commands page), JavaScript off:
-    the poisoned texts are characters, not elements."""
+    """The model's pages as served (its recipe page, its commands page and its benchmarks
+    page), JavaScript off: the poisoned texts are characters, not elements."""
     context = browser.new_context(java_script_enabled=False)
     try:
         page = context.new_page()
         article = ""
-        for part in ("commands/", ""):  # the recipe page last: its Playground is checked below
+        for part in (*subpages(MODEL), ""):  # the recipe page last: its Playground is checked
             page.goto(hostile_base + page_of(lang) + part)
             injected = page.eval_on_selector_all(
                 "article script, article img[onerror], article [onclick], article [onload], "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.models import MODELS
+from helpers.models import BENCHMARKED, MODELS, subpages
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,7 +209,8 @@ _SPLIT_WORDS = """() => {
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-@pytest.mark.parametrize("path", ["/ko/", *(f"/ko/models/{m}/" for m in MODELS)])
+@pytest.mark.parametrize("path", ["/ko/", *(f"/ko/models/{m}/" for m in MODELS),
+                                  *(f"/ko/models/{m}/benchmarks/" for m in BENCHMARKED)])
 def test_korean_never_breaks_inside_a_word_in_nav_toc_links_and_tables(browser, site, path,
                                                                        viewport):
     context, page, _, errors = _open(browser, site, path, viewport=viewport, ready=False)
@@ -333,13 +334,15 @@ _OVERLAPS = """() => {
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_no_icon_is_drawn_over_code_or_a_label(browser, site, model_id, lang, viewport):
-    """The commands page (its "Your values" summary and every code block's copy button) and the
-    model page: no theme icon covers the text it belongs to."""
-    for path in (page_of(lang, model_id) + "commands/", page_of(lang, model_id)):
+    """The commands page (its "Your values" summary and every code block's copy button), the
+    benchmarks page and the model page: no theme icon covers the text it belongs to."""
+    for path in (*(page_of(lang, model_id) + sub for sub in subpages(model_id)),
+                 page_of(lang, model_id)):
         context, page, _, errors = _open(browser, site, path, viewport=viewport, ready=False)
         try:
-            page.wait_for_timeout(300)
-            assert page.locator(".md-code__nav").count() > 0
+            # the theme adds each code block's buttons once its script has run (later on a busy
+            # machine than a fixed wait allows)
+            page.wait_for_selector(".md-code__nav", state="attached", timeout=15000)
             assert page.evaluate(_OVERLAPS) == [], path
             assert not errors
         finally:

@@ -14,7 +14,7 @@ import pytest
 
 from macros.site.bundle import SCRIPT_DRAWN, directions_unwritten, script_drawn_off
 
-from helpers.models import MODELS
+from helpers.models import MODELS, SPEED
 
 LANGS = {"en": "", "ko": "ko"}
 _PROPERTY = re.compile(r"--[A-Za-z0-9_-]+")
@@ -30,8 +30,21 @@ def test_a_model_page_has_no_checker_directive_its_markdown_keeps(built_site, mo
     html = (page / "index.html").read_text(encoding="utf-8")
     markdown = (page / "index.md").read_text(encoding="utf-8")
     assert "<!-- check:" in markdown and "<!-- check:" not in html
-    assert "<!-- bench:" not in html
     assert "sglang serve" in html  # the commands are there, their directives gone
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("model_id", SPEED)
+def test_a_benchmarks_page_has_no_bench_directive_its_markdown_keeps(built_site, model_id,
+                                                                     lang):
+    """The reproduce commands are published on the model's benchmarks page (not the model
+    page, which stays light): there, too, the directives stay in the Markdown only."""
+    page = built_site / LANGS[lang] / "models" / model_id
+    markdown = (page / "benchmarks" / "index.md").read_text(encoding="utf-8")
+    html = (page / "benchmarks" / "index.html").read_text(encoding="utf-8")
+    assert "<!-- bench:" in markdown and "<!-- bench:" not in html
+    assert "bench_serving" in html or "benchmark.serving" in html
+    assert "<!-- bench:" not in (page / "index.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("lang", LANGS)
