@@ -254,10 +254,18 @@ def _search(page, engine: str, query: str) -> list[str]:
         total = int((re.findall(r"\d+", status.text_content()) or ["0"])[0])
         items = page.locator("dialog ol[role=listbox] > li")
         for _ in range(total // 10 + 1):
-            if items.count() >= total:
+            shown = items.count()
+            if shown >= total:
                 break
+            # the wheel over the list, as a reader scrolls: when the first ten fit in the
+            # dialog, bringing the last into view scrolls nothing and loads nothing more
             items.last.scroll_into_view_if_needed()
-            page.wait_for_timeout(300)
+            items.last.hover()
+            page.mouse.wheel(0, 2000)
+            for _ in range(50):  # until the next ten are drawn (10 s at most)
+                if items.count() > shown:
+                    break
+                page.wait_for_timeout(200)
     page.wait_for_timeout(1000)
     hrefs = page.eval_on_selector_all(results, "els => els.map(e => e.href)")
     page.keyboard.press("Escape")
