@@ -28,16 +28,17 @@ def _speed_rows(model_id: str) -> bool:
 # row); a model may publish only measured rows of its own metrics (a diffusion model's).
 SPEED = [m for m in BENCHMARKED if _speed_rows(m)]
 
-
-def subpages(model_id: str) -> list[str]:
-    """The model's pages under its recipe page, relative to it: the commands page, and the
-    benchmarks page of a model that publishes results (docs/<lang>/models/<model>/)."""
-    return ["commands/", *(["benchmarks/"] if model_id in BENCHMARKED else [])]
 # Models that declare calculators: their properties are tested on these.
 CALCULATED = [m for m in MODELS if _INFO[m].get("calculators")]
 # Models whose calculators read a request length: the avg_len inputs are tested on these.
 MEASURED = [m for m in MODELS if _INFO[m].get("request_length")]
 BRANCH_VALUE = "branch-only-value"
+
+
+def subpages(model_id: str) -> list[str]:
+    """The model's pages under its recipe page, relative to it: the commands page, and the
+    benchmarks page of a model that publishes results (docs/<lang>/models/<model>/)."""
+    return ["commands/", *(["benchmarks/"] if model_id in BENCHMARKED else [])]
 
 
 def edit_yaml(path: Path, change: Callable[[dict], None]) -> None:

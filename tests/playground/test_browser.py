@@ -411,9 +411,8 @@ _SEEN = """() => {
 @pytest.mark.parametrize("model_id", MODELS)
 def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
     """Every model, its recipe page, its commands page and its benchmarks page. What a reader
-    sees: no raw Jinja,
-    every badge and tab drawn with text, no empty code block, Korean text laid out in a real
-    font. Full-page pictures are saved."""
+    sees: no raw Jinja, every badge and tab drawn with text, no empty code block, Korean text
+    laid out in a real font. Full-page pictures are saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     model = db.model(model_id)
     for lang in ("en", "ko"):

@@ -262,7 +262,7 @@ def _search(page, engine: str, query: str) -> list[str]:
             items.last.scroll_into_view_if_needed()
             items.last.hover()
             page.mouse.wheel(0, 2000)
-            for _ in range(50):  # until the next ten are drawn (10 s at most)
+            for _tick in range(50):  # until the next ten are drawn (10 s at most)
                 if items.count() > shown:
                     break
                 page.wait_for_timeout(200)
