@@ -738,7 +738,7 @@ class Site:
             rows.append(f"| {' '.join(_code(t) for t in v.tokens if t in used)} | "
                         f"{_prose(self.t(v.text)).replace('|', '&#124;')} | |")
         return "\n".join([
-            f'<details class="recipe-values" data-values="{_esc(json.dumps(data))}" '
+            f'<details class="recipe-values" data-values="{_esc(json.dumps(data, ensure_ascii=False, separators=(",", ":")))}" '
             f'data-invalid="{_esc(self.t("values.invalid"))}" '
             f'data-clear="{_esc(self.t("values.clear"))}" markdown="1">',
             f'<summary>{_esc(self.t("values.title"))}</summary>', "",

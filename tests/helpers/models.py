@@ -36,9 +36,12 @@ BRANCH_VALUE = "branch-only-value"
 
 
 def subpages(model_id: str) -> list[str]:
-    """The model's pages under its recipe page, relative to it: the commands page, and the
-    benchmarks page of a model that publishes results (docs/<lang>/models/<model>/)."""
-    return ["commands/", *(["benchmarks/"] if model_id in BENCHMARKED else [])]
+    """The model's pages under its recipe page, relative to it, as the site serves them: the
+    commands page, the benchmarks page of a model that publishes results, and any other page
+    its English docs keep beside them (docs/en/models/<model>/: advanced usage)."""
+    folder = ROOT / "docs" / "en" / "models" / model_id
+    pages = {f"{page.stem}/" for page in folder.glob("*.md")} | {"commands/"}
+    return sorted(pages | ({"benchmarks/"} if model_id in BENCHMARKED else set()))
 
 
 def edit_yaml(path: Path, change: Callable[[dict], None]) -> None:

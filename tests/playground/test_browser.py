@@ -598,7 +598,7 @@ def test_no_model_page_is_wider_than_a_phone(browser, site, model_id, lang):
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         seen = page.evaluate(_WIDEST)
         assert seen["page"] <= seen["screen"] and seen["wide"] == [], seen
-        for sub in subpages(model_id):  # the commands page and the benchmarks page
+        for sub in subpages(model_id):  # the commands, benchmarks and advanced usage pages
             page.goto(site + page_of(lang, model_id) + sub)
             seen = page.evaluate(_WIDEST)
             assert seen["page"] <= seen["screen"] and seen["wide"] == [], (sub, seen)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.models import BENCHMARKED, MODELS, subpages
+from helpers.models import MODELS, subpages
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -210,7 +210,8 @@ _SPLIT_WORDS = """() => {
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 @pytest.mark.parametrize("path", ["/ko/", *(f"/ko/models/{m}/" for m in MODELS),
-                                  *(f"/ko/models/{m}/benchmarks/" for m in BENCHMARKED)])
+                                  *(f"/ko/models/{m}/{sub}" for m in MODELS
+                                    for sub in subpages(m) if sub != "commands/")])
 def test_korean_never_breaks_inside_a_word_in_nav_toc_links_and_tables(browser, site, path,
                                                                        viewport):
     context, page, _, errors = _open(browser, site, path, viewport=viewport, ready=False)
@@ -334,8 +335,9 @@ _OVERLAPS = """() => {
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_no_icon_is_drawn_over_code_or_a_label(browser, site, model_id, lang, viewport):
-    """The commands page (its "Your values" summary and every code block's copy button), the
-    benchmarks page and the model page: no theme icon covers the text it belongs to."""
+    """The model's other pages (the commands page's "Your values" summary and every code
+    block's copy button, the benchmarks and advanced usage pages) and the model page: no theme
+    icon covers the text it belongs to."""
     for path in (*(page_of(lang, model_id) + sub for sub in subpages(model_id)),
                  page_of(lang, model_id)):
         context, page, _, errors = _open(browser, site, path, viewport=viewport, ready=False)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers.models import MODELS
+from helpers.models import MODELS, subpages
 from helpers.project import project_copy
 from helpers.rendered import LANGS, assert_404_keeps_its_language
 from macros.engine.check import parse
@@ -26,10 +26,10 @@ def page_html(site: Path, lang: str, page: str = "models/kimi-k3/") -> str:
 
 
 def model_markdown(site: Path, lang: str, model_id: str = "kimi-k3") -> str:
-    """The Markdown copies of a model's pages: its recipe page and its commands page."""
+    """The Markdown copies of every page of a model: its recipe page and the pages under it."""
     base = site / LANGS[lang] / "models" / model_id
     return "\n".join((base / part / "index.md").read_text(encoding="utf-8")
-                     for part in ("", "commands"))
+                     for part in ("", *subpages(model_id)))
 
 
 def visible_text(doc: str) -> str:
@@ -39,7 +39,8 @@ def visible_text(doc: str) -> str:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_seed_fact_is_on_the_page(built_site, lang):
-    text = visible_text(page_html(built_site, lang))
+    text = "\n".join(visible_text(page_html(built_site, lang, f"models/kimi-k3/{part}"))
+                     for part in ("", *subpages("kimi-k3")))
     missing = [fact for fact in FACTS["text"] if str(fact) not in text]
     assert not missing, f"{lang}: missing {missing}"
 
@@ -68,8 +69,7 @@ def test_every_seed_command_is_on_the_page(built_site, db, lang, name):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", ["reasoning-example", "tool-example"])
 def test_seed_python_examples_are_on_the_page(built_site, lang, name):
-    md = (built_site / LANGS[lang] / "models/kimi-k3/index.md").read_text(encoding="utf-8")
-    assert FACTS["commands"][name] in md
+    assert FACTS["commands"][name] in model_markdown(built_site, lang)
 
 
 @pytest.mark.parametrize("lang", LANGS)
