@@ -25,8 +25,10 @@ def home_of(lang: str) -> str:
     return "/" if lang == "en" else f"/{lang}/"
 
 
-def _open(browser, base, path, viewport=DESKTOP, ready=True, blocked=()):
-    """A new tab on ``path`` (``blocked``: URL patterns it never gets, as if still loading)."""
+def _open(browser, base, path, viewport=DESKTOP, ready=True, blocked=(), idle=False):
+    """A new tab on ``path`` (``blocked``: URL patterns it never gets, as if still loading).
+    It returns at the page's load event; ``idle`` waits until the network has been quiet for
+    half a second as well, for a test about what the page requested (or had not yet)."""
     context = browser.new_context(viewport=viewport, has_touch=viewport is PHONE,
                                   is_mobile=viewport is PHONE)
     for pattern in blocked:
@@ -36,7 +38,7 @@ def _open(browser, base, path, viewport=DESKTOP, ready=True, blocked=()):
     errors: list[str] = []
     page.on("request", lambda r: requested.append(r.url[len(base):]))
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(base + path, wait_until="networkidle")
+    page.goto(base + path, wait_until="networkidle" if idle else "load")
     if ready:
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=20000)
     return context, page, requested, errors
@@ -45,7 +47,7 @@ def _open(browser, base, path, viewport=DESKTOP, ready=True, blocked=()):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_the_search_index_loads_when_the_reader_searches(browser, site, model_id, lang):
-    context, page, requested, errors = _open(browser, site, page_of(lang, model_id))
+    context, page, requested, errors = _open(browser, site, page_of(lang, model_id), idle=True)
     try:
         index = f"{home_of(lang)}search/search_index.json"
         assert not [u for u in requested if u.startswith(index) or "/workers/search." in u]
@@ -62,7 +64,8 @@ def test_the_search_index_loads_when_the_reader_searches(browser, site, model_id
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_page_without_a_playground_loads_none_of_it(browser, site, lang):
-    context, page, requested, errors = _open(browser, site, home_of(lang), ready=False)
+    context, page, requested, errors = _open(browser, site, home_of(lang), ready=False,
+                                             idle=True)
     try:
         page.wait_for_timeout(500)
         assert not [u for u in requested if "/assets/recipes/playground/" in u
@@ -262,7 +265,7 @@ def test_the_language_switch_keeps_the_cell_anchor(db, browser, site, model_id, 
     # the switch keeps the anchor before the Playground's script has run (a reader may switch
     # while a long page still loads): here that script never arrives
     context, page, _, errors = _open(browser, site, path + f"#{anchor}", ready=False,
-                                     blocked=["**/assets/recipes/playground.js"])
+                                     blocked=["**/assets/recipes/playground.js"], idle=True)
     try:
         _switch(page, other)
         want = page_of(other, model_id) + f"commands/#{anchor}"
@@ -288,13 +291,19 @@ def test_the_language_switch_keeps_the_reading_place(browser, site, lang, viewpo
     other = "ko" if lang == "en" else "en"
     context, page, _, errors = _open(browser, site, page_of(lang, model_id), viewport=viewport)
     try:
-        headings = page.locator(".md-content h2[id]")
-        target = headings.nth(headings.count() * 2 // 3)
-        name = target.get_attribute("id")
-        target.scroll_into_view_if_needed()
+        # a heading two thirds down, of those the page can scroll to 100 px from the top (the
+        # last ones of a short page cannot get there)
+        name = page.evaluate("""() => {
+          const end = document.documentElement.scrollHeight - innerHeight + 100;
+          const ids = [...document.querySelectorAll('.md-content h2[id]')]
+            .filter(h => h.getBoundingClientRect().top + scrollY <= end).map(h => h.id);
+          return ids[Math.floor(ids.length * 2 / 3)];
+        }""")
         page.evaluate("id => { const h = document.getElementById(id); "
                       "window.scrollBy(0, h.getBoundingClientRect().top - 100); }", name)
         page.wait_for_timeout(200)
+        before = page.locator(f"#{name}").bounding_box()
+        assert 0 <= before["y"] <= 200, (name, before)  # the place to keep
         _switch(page, other)
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=20000)
         page.wait_for_timeout(300)

@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import expect
 
 from helpers.browser import chromium, require_chromium, require_esbuild, serve
-from helpers.models import MODELS
+from helpers.models import MODELS, subpages
 from helpers.project import project_copy
 from helpers.rendered import article, assert_404_keeps_its_language, require_zensical
 
@@ -133,8 +133,11 @@ def test_the_zensical_site_has_llms_txt_markdown_copies_and_exports(sites, lang)
     folder = sites["zensical"] / LANGS[lang]
     llms = (folder / "llms.txt").read_text(encoding="utf-8")
     for model_id in MODELS:
-        assert f"(models/{model_id}/index.md)" in llms
-        md = (folder / f"models/{model_id}/index.md").read_text(encoding="utf-8")
+        parts = ("", *subpages(model_id))
+        for part in parts:
+            assert f"(models/{model_id}/{part}index.md)" in llms, (model_id, part)
+        md = "\n".join((folder / f"models/{model_id}/{part}index.md").read_text(encoding="utf-8")
+                       for part in parts)
         assert "sglang serve" in md and "{{" not in md
         export = json.loads((folder / f"assets/recipes/{model_id}.{lang}.json").read_bytes())
         assert export["lang"] == lang and export["model"]["id"] == model_id

@@ -14,7 +14,7 @@ import pytest
 
 from macros.site.bundle import SCRIPT_DRAWN, directions_unwritten, script_drawn_off
 
-from helpers.models import MODELS, SPEED
+from helpers.models import MODELS, SPEED, subpages
 
 LANGS = {"en": "", "ko": "ko"}
 _PROPERTY = re.compile(r"--[A-Za-z0-9_-]+")
@@ -26,11 +26,14 @@ THEME = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_a_model_page_has_no_checker_directive_its_markdown_keeps(built_site, model_id, lang):
-    page = built_site / LANGS[lang] / "models" / model_id
-    html = (page / "index.html").read_text(encoding="utf-8")
-    markdown = (page / "index.md").read_text(encoding="utf-8")
-    assert "<!-- check:" in markdown and "<!-- check:" not in html
-    assert "sglang serve" in html  # the commands are there, their directives gone
+    """On each of the model's pages the check directives stay in the Markdown copy only; the
+    pages' commands (most are on the commands page) are in the HTML, their directives gone."""
+    base = built_site / LANGS[lang] / "models" / model_id
+    pages = [base / part for part in ("", *subpages(model_id))]
+    html = {page: (page / "index.html").read_text(encoding="utf-8") for page in pages}
+    assert not [page for page, doc in html.items() if "<!-- check:" in doc]
+    assert any("<!-- check:" in (page / "index.md").read_text(encoding="utf-8") for page in pages)
+    assert any("sglang serve" in doc for doc in html.values())
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -51,11 +54,13 @@ def test_a_benchmarks_page_has_no_bench_directive_its_markdown_keeps(built_site,
 def test_a_model_page_has_no_indentation_between_tags_and_its_code_keeps_its_own(built_site,
                                                                                  lang):
     for model_id in MODELS:
-        html = (built_site / LANGS[lang] / "models" / model_id / "index.html").read_text(
-            encoding="utf-8")
-        blocks = re.findall(r"<pre\b.*?</pre>", html, re.S)
-        outside = re.sub(r"<pre\b.*?</pre>|<script\b.*?</script>", "", html, flags=re.S)
-        assert not re.search(r">\n[ \t]+<", outside), model_id
+        blocks = []
+        for part in ("", *subpages(model_id)):
+            html = (built_site / LANGS[lang] / "models" / model_id / part / "index.html"
+                    ).read_text(encoding="utf-8")
+            blocks += re.findall(r"<pre\b.*?</pre>", html, re.S)
+            outside = re.sub(r"<pre\b.*?</pre>|<script\b.*?</script>", "", html, flags=re.S)
+            assert not re.search(r">\n[ \t]+<", outside), (model_id, part)
         assert any(re.search(r"\n  +-", b) for b in blocks), model_id  # continued lines' indent
 
 

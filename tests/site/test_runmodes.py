@@ -340,17 +340,26 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 _CALL = re.compile(r"\{\{ run_modes\(([^)]*)\) \}\}")
 
 
-def _calls(model_id: str, lang: str) -> list[list[str]]:
-    source = (ROOT / "docs" / lang / "models" / f"{model_id}.md").read_text(encoding="utf-8")
-    calls = [[a.strip().strip('"') for a in m.group(1).split(",")] for m in _CALL.finditer(source)]
-    return [args[1:] for args in calls if args[0] == model_id]
+def _calls(model_id: str, lang: str) -> list[tuple[str, list[str]]]:
+    """Each ``run_modes`` call of the model's pages in one language: the page as the site serves
+    it (``""`` for the model page, ``"commands/"`` …) and the call's arguments after the model."""
+    base = ROOT / "docs" / lang / "models"
+    sources = [(base / f"{model_id}.md", "")] + [
+        (path, f"{path.stem}/") for path in sorted((base / model_id).glob("*.md"))]
+    found = []
+    for path, page in sources:
+        for m in _CALL.finditer(path.read_text(encoding="utf-8")):
+            args = [a.strip().strip('"') for a in m.group(1).split(",")]
+            if args[0] == model_id:
+                found.append((page, args[1:]))
+    return found
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("model_id", MODELS)
-def test_model_page_runs_one_cell_of_every_vendor_the_model_supports(db, model_id, lang):
+def test_model_pages_run_one_cell_of_every_vendor_the_model_supports(db, model_id, lang):
     model = db.model(model_id)
-    shown = [db.platforms[args[0]].vendor for args in _calls(model_id, lang)]
+    shown = [db.platforms[args[0]].vendor for _, args in _calls(model_id, lang)]
     assert sorted(shown) == sorted({db.platforms[h].vendor for h in model.info.hardware})
 
 
@@ -360,12 +369,11 @@ def _indented(text: str) -> str:
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("model_id", MODELS)
-def test_model_page_shows_the_run_modes_of_each_call(db, built_site, model_id, lang):
-    page = built_site / ("ko/" if lang == "ko" else "") / "models" / model_id / "index.md"
-    rendered = page.read_text(encoding="utf-8")
+def test_model_pages_show_the_run_modes_of_each_call(db, built_site, model_id, lang):
     site = Site(db, lang)
-    for args in _calls(model_id, lang):
-        assert site.run_modes(model_id, *args) in rendered
+    for page, args in _calls(model_id, lang):
+        built = built_site / ("ko/" if lang == "ko" else "") / "models" / model_id / page
+        assert site.run_modes(model_id, *args) in (built / "index.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

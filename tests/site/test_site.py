@@ -116,8 +116,9 @@ def test_search_index_finds_the_kimi_page(built_site, lang, word):
 def test_machine_readable_outputs(built_site, lang):
     root = built_site / LANGS[lang]
     llms = (root / "llms.txt").read_text(encoding="utf-8")
-    assert "models/kimi-k3/index.md" in llms
-    md = (root / "models/kimi-k3/index.md").read_text(encoding="utf-8")
+    for part in ("", *subpages("kimi-k3")):
+        assert f"(models/kimi-k3/{part}index.md)" in llms, part
+    md = model_markdown(built_site, lang)
     assert "sglang serve" in md and "{{" not in md
     export = json.loads((root / f"assets/recipes/kimi-k3.{lang}.json").read_text())
     assert export["lang"] == lang and len(export["cells"]) == 50

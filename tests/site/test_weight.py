@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import require_esbuild
-from helpers.models import MODELS
+from helpers.models import MODELS, subpages
 
 LANGS = {"en": "", "ko": "ko"}
 
@@ -52,10 +52,13 @@ def test_the_theme_css_keeps_what_the_site_draws_and_drops_what_it_never_does(bu
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_code_blocks_carry_no_blank_spans_and_the_icon_is_ours(built_site, lang, model_id):
-    page = built_site / LANGS[lang] / f"models/{model_id}/index.html"
-    html = page.read_text(encoding="utf-8")
-    assert '<div class="highlight">' in html and '<span class="w">' not in html
-    assert re.search(r'<span class="se">\\</span>\n {2}--', html)  # the blanks are still there
+    pages = [built_site / LANGS[lang] / f"models/{model_id}/{part}index.html"
+             for part in ("", *subpages(model_id))]
+    html = {page: page.read_text(encoding="utf-8") for page in pages}
+    assert all('<span class="w">' not in doc for doc in html.values())
+    assert any('<div class="highlight">' in doc and  # the blanks are still there
+               re.search(r'<span class="se">\\</span>\n {2}--', doc) for doc in html.values())
+    page, html = pages[0], html[pages[0]]
     icon = re.search(r'<link rel="icon" href="([^"]+)"', html).group(1)
     assert icon.endswith("assets/recipes/favicon.png")
     assert (page.parent / icon).resolve().stat().st_size < 1024
