@@ -133,6 +133,7 @@ class Site:
     def __init__(self, db: Database, lang: str):
         self.db, self.lang = db, lang
         self._recent: dict[tuple, Resolution] = {}  # see resolve
+        self.published: set[str] = set()  # the models whose results a page has published
 
     # -- helpers
     def t(self, text_id: str, model=None, **fields) -> str:
@@ -497,6 +498,7 @@ class Site:
         bench = model.benchmarks
         if bench is None:
             return ""
+        self.published.add(model_id)
         groups = [(rnd, [r for r in bench.results if r.round == rnd.id])
                   for rnd in model.info.rounds]
         groups.append((None, [r for r in bench.results if r.round is None]))

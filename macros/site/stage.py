@@ -288,6 +288,8 @@ class Stage:
             language.pages[uri] = (m.group(1) if m else None, len(head))
             target.write_text(head + body, encoding="utf-8")
         templates.page_done()  # the engine runs next: no model's tables are needed there
+        if only is None:
+            problems += unpublished_results(db, templates.site.published, language.lang)
         if problems:
             raise StageFailed("\n".join(problems))
         if only is None:
@@ -492,6 +494,18 @@ _DIRECTIVE = re.compile(r"<!--\s*(?:check|bench):[^>]*?-->\n?")
 # collapsed); in <pre> (a code block), <textarea> and <script> every blank stays as it is.
 _KEPT = re.compile(r"(<(pre|textarea|script)\b.*?</\2>)", re.S)
 _INDENT = re.compile(r">[ \t]*\n\s*<")
+
+
+def unpublished_results(db, published: set[str], lang: str) -> list[str]:
+    """A model's ``benchmarks.yaml`` that no page of the language renders with the
+    ``benchmarks`` macro: its results would be left off the site with no word. One line each,
+    naming the file and the page that would publish them."""
+    return [f"recipes/{model_id}/benchmarks.yaml: no page of the {lang} site publishes these "
+            f"results: write docs/{lang}/models/{model_id}/benchmarks.md with "
+            f"{{{{ benchmarks(\"{model_id}\") }}}} and give it a nav line (the guide's "
+            f"\"The benchmarks page\")"
+            for model_id in db.models
+            if db.model(model_id).benchmarks is not None and model_id not in published]
 
 
 def _slim_page(page: Path) -> None:

@@ -279,3 +279,29 @@ def test_a_page_mkdocs_would_read_without_its_checks_is_refused(project, tmp_pat
     assert str(exc.value) == (f"docs/en/other{suffix}: MkDocs reads a {suffix} file as a page, "
                               "but the site's pages are .md files (their macros, notices and "
                               "checks run only on those); rename it to .md")
+
+
+def test_results_no_page_publishes_fail_the_build(project, tmp_path):
+    """Every model with benchmarks.yaml: its benchmarks page left without the macro (in both
+    languages, as a maintainer who moved it away might) fails the build, naming the file and the
+    page to write, and no site is made."""
+    from macros.engine.database import cached_database
+
+    db = cached_database()
+    for model_id in [m for m in db.models if db.model(m).benchmarks is not None]:
+        pages = [project / "docs" / lang / "models" / model_id / "benchmarks.md"
+                 for lang in ("en", "ko")]
+        kept = [page.read_text(encoding="utf-8") for page in pages]
+        call = f'{{{{ benchmarks("{model_id}") }}}}'
+        try:
+            for page, text in zip(pages, kept):
+                assert call in text
+                page.write_text(text.replace(call, ""), encoding="utf-8")
+            with pytest.raises(BuildFailed) as exc:
+                build_site(out=tmp_path / model_id, root=project, quiet=True)
+        finally:
+            for page, text in zip(pages, kept):
+                page.write_text(text, encoding="utf-8")
+        assert f"recipes/{model_id}/benchmarks.yaml: no page of the en site publishes these " \
+               f"results: write docs/en/models/{model_id}/benchmarks.md with {call}" in str(exc.value)
+        assert not (tmp_path / model_id).exists()
