@@ -288,7 +288,7 @@ class Stage:
             language.pages[uri] = (m.group(1) if m else None, len(head))
             target.write_text(head + body, encoding="utf-8")
         templates.page_done()  # the engine runs next: no model's tables are needed there
-        if only is None:
+        if only is None and not problems:  # (a page that failed may be the one publishing)
             problems += unpublished_results(db, templates.site.published, language.lang)
         if problems:
             raise StageFailed("\n".join(problems))

@@ -410,9 +410,10 @@ _SEEN = """() => {
 
 @pytest.mark.parametrize("model_id", MODELS)
 def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
-    """Every model, its recipe page, its commands page and its benchmarks page. What a reader
-    sees: no raw Jinja, every badge and tab drawn with text, no empty code block, Korean text
-    laid out in a real font. Full-page pictures are saved."""
+    """Every model, its recipe page, its commands page, its benchmarks page and any other page
+    it has (advanced usage). What a reader sees: no raw Jinja, every badge and tab drawn with
+    text, no empty code block, Korean text laid out in a real font. Full-page pictures are
+    saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     model = db.model(model_id)
     for lang in ("en", "ko"):
@@ -436,7 +437,10 @@ def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
         # every cell's heading has its badge, nothing is hidden in a tab
         assert seen["visibleBadges"] >= len(model.cells) and seen["emptyBadges"] == 0
         assert seen["code"] >= len(model.cells) and seen["emptyCode"] == 0
-        assert seen["emptyTabs"] == 0  # the run modes of a cell per vendor, where they are
+        # the run modes of a cell per vendor, where the page has them: four tabs each
+        source = ROOT / "docs" / lang / "models" / model_id / "commands.md"
+        runs = source.read_text(encoding="utf-8").count("{{ run_modes(")
+        assert seen["tabs"] >= 4 * runs and seen["emptyTabs"] == 0
         assert seen["headingWidth"] > 0 and seen["fonts"]
         if model.benchmarks is not None:  # every result drawn, with its badge
             page.goto(tab.base + page_of(lang, model_id) + "benchmarks/")
@@ -445,6 +449,15 @@ def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
             assert seen["visibleBadges"] >= len(model.benchmarks.results)
             assert seen["emptyBadges"] == 0 and seen["emptyCode"] == 0
             assert seen["headingWidth"] > 0 and seen["fonts"]
+        for sub in subpages(model_id):
+            if sub in ("commands/", "benchmarks/"):
+                continue
+            page.goto(tab.base + page_of(lang, model_id) + sub)
+            seen = page.evaluate(_SEEN)
+            assert not seen["jinja"], sub
+            assert seen["emptyBadges"] == 0 and seen["emptyTabs"] == 0, sub
+            assert seen["code"] >= 1 and seen["emptyCode"] == 0, sub
+            assert seen["headingWidth"] > 0 and seen["fonts"], sub
 
 
 _CELL_SHOWN = """(id) => {
@@ -548,13 +561,12 @@ def test_search_finds_the_model_page(tab, lang, query):
     assert box.input_value() == query
     # Material draws ten pages of results, the next ten as the reader scrolls to the list's end
     # (the model page need not rank in the first ten: its advanced usage and commands pages
-    # say "server" more often); scroll with the wheel, as a reader does, until it is drawn
+    # say "server" more often); scroll with the wheel, as a reader does: the page must be in
+    # the first twenty
     found = ("(path) => [...document.querySelectorAll('.md-search-result__item a')]"
              ".some(a => new URL(a.href).pathname === path)")
     page.wait_for_selector(".md-search-result__item", timeout=20000)
-    for _ in range(10):
-        if page.evaluate(found, page_of(lang)):
-            break
+    if not page.evaluate(found, page_of(lang)):
         items = page.locator(".md-search-result__item")
         shown = items.count()
         items.last.scroll_into_view_if_needed()
@@ -562,6 +574,7 @@ def test_search_finds_the_model_page(tab, lang, query):
         page.mouse.wheel(0, 3000)
         page.wait_for_function("(n) => document.querySelectorAll('.md-search-result__item')"
                                ".length > n", arg=shown, timeout=20000)
+    assert page.evaluate(found, page_of(lang)), "the model page is not in the first twenty"
     links = page.eval_on_selector_all(".md-search-result__item a", "els => els.map(a => a.href)")
     assert any(urlsplit(h).path == page_of(lang) for h in links)
     assert all(urlsplit(h).netloc == urlsplit(tab.base).netloc for h in links)
