@@ -739,8 +739,9 @@ class Site:
         for v in entries:
             rows.append(f"| {' '.join(_code(t) for t in v.tokens if t in used)} | "
                         f"{_prose(self.t(v.text)).replace('|', '&#124;')} | |")
+        compact = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return "\n".join([
-            f'<details class="recipe-values" data-values="{_esc(json.dumps(data, ensure_ascii=False, separators=(",", ":")))}" '
+            f'<details class="recipe-values" data-values="{_esc(compact)}" '
             f'data-invalid="{_esc(self.t("values.invalid"))}" '
             f'data-clear="{_esc(self.t("values.clear"))}" markdown="1">',
             f'<summary>{_esc(self.t("values.title"))}</summary>', "",

@@ -347,13 +347,13 @@ def test_no_icon_is_drawn_over_code_or_a_label(browser, site, model_id, lang, vi
     """The model's other pages (the commands page's "Your values" summary and every code
     block's copy button, the benchmarks and advanced usage pages) and the model page: no theme
     icon covers the text it belongs to."""
-    first, *rest = (*(page_of(lang, model_id) + sub for sub in subpages(model_id)),
-                    page_of(lang, model_id))
+    paths = [*(page_of(lang, model_id) + sub for sub in subpages(model_id)),
+             page_of(lang, model_id)]
     # one tab goes through the pages, as a reader does (a tab each would only add its start-up)
-    context, page, _, errors = _open(browser, site, first, viewport=viewport, ready=False)
+    context, page, _, errors = _open(browser, site, paths[0], viewport=viewport, ready=False)
     try:
-        for path in (first, *rest):
-            if path != first:
+        for i, path in enumerate(paths):
+            if i:
                 page.goto(site + path, wait_until="load")
             # the theme adds each code block's buttons once its script has run (later on a busy
             # machine than a fixed wait allows)

@@ -302,6 +302,7 @@ def test_results_no_page_publishes_fail_the_build(project, tmp_path):
         finally:
             for page, text in zip(pages, kept):
                 page.write_text(text, encoding="utf-8")
-        assert f"recipes/{model_id}/benchmarks.yaml: no page of the en site publishes these " \
-               f"results: write docs/en/models/{model_id}/benchmarks.md with {call}" in str(exc.value)
+        assert (f"recipes/{model_id}/benchmarks.yaml: no page of the en site publishes these "
+                f"results: write docs/en/models/{model_id}/benchmarks.md with {call}"
+                in str(exc.value))
         assert not (tmp_path / model_id).exists()
