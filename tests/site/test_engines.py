@@ -237,39 +237,61 @@ _ZENSICAL_SETTLED = re.compile(r"^(?!.*…\s*$).+", re.S)
 
 
 def _search(page, engine: str, query: str) -> list[str]:
-    """The result links' paths for ``query``: typed (a key press after it, which Material's
-    search waits for) into the engine's own search box; Zensical's, once its dialog says it has
-    searched."""
+    """The result links' paths for ``query``, every result drawn: typed into the engine's own
+    search box once its index is built, read once the engine says how many it found."""
     if engine == "mkdocs":
         box = page.locator("input.md-search__input")
         box.click()
+        box.fill("")  # the box keeps the last query; empty, it shows the placeholder
+        box.dispatch_event("keyup")
+        # the index loads when the search opens (search-on-demand.js); the meta line shows
+        # Material's "type to search" placeholder once the worker has built it
+        meta = "document.querySelector('.md-search-result__meta')"
+        page.wait_for_function(
+            f"() => {{ const m = {meta}; const t = JSON.parse(document.getElementById("
+            "'__config').textContent).translations;"
+            " return m && m.textContent.trim() === t['search.result.placeholder']; }",
+            timeout=60000)
+        box.fill(query)
+        box.dispatch_event("keyup")  # Material runs the query on keyup
+        page.wait_for_function(
+            f"() => {{ const m = {meta}; const t = JSON.parse(document.getElementById("
+            "'__config').textContent).translations;"
+            " return m && m.textContent.trim() !== t['search.result.placeholder']; }",
+            timeout=60000)
+        status = page.locator(".md-search-result__meta")
+        items = page.locator(".md-search-result__item")
         results = ".md-search-result__item a"
     else:
         page.locator(".md-search__button").first.click()
         box = page.locator("dialog input[role=combobox]")
-        results = "dialog ol[role=listbox] a[href]"
-    box.fill(query)
-    box.press("End")
-    if engine == "zensical":  # its dialog lives in a shadow root, which a locator enters
+        box.fill(query)
+        box.press("End")
+        # its dialog lives in a shadow root, which a locator enters
         status = page.locator("dialog [role=status]")
         expect(status).to_have_text(_ZENSICAL_SETTLED, timeout=60000)
-        # ten results at a time, the next ten as the list's end scrolls into view: all of them
-        total = int((re.findall(r"\d+", status.text_content()) or ["0"])[0])
         items = page.locator("dialog ol[role=listbox] > li")
-        for _ in range(total // 10 + 1):
-            shown = items.count()
-            if shown >= total:
+        results = "dialog ol[role=listbox] a[href]"
+    # ten results at a time, the next ten as the list's end scrolls into view: all of them.
+    # Material's count names documents, some of which it draws in another's group, so its
+    # list may end short of the count: scroll until the list stops growing.
+    total = int((re.findall(r"\d+", status.text_content()) or ["0"])[0])
+    patience = 15 if engine == "mkdocs" else 50  # ticks of 200 ms: Material draws at once
+    for _ in range(total // 10 + 1):
+        shown = items.count()
+        if shown >= total:
+            break
+        # the wheel over the list, as a reader scrolls: when the first ten fit in the
+        # dialog, bringing the last into view scrolls nothing and loads nothing more
+        items.last.scroll_into_view_if_needed()
+        items.last.hover()
+        page.mouse.wheel(0, 2000)
+        for _tick in range(patience):  # until the next ten are drawn
+            if items.count() > shown:
                 break
-            # the wheel over the list, as a reader scrolls: when the first ten fit in the
-            # dialog, bringing the last into view scrolls nothing and loads nothing more
-            items.last.scroll_into_view_if_needed()
-            items.last.hover()
-            page.mouse.wheel(0, 2000)
-            for _tick in range(50):  # until the next ten are drawn (10 s at most)
-                if items.count() > shown:
-                    break
-                page.wait_for_timeout(200)
-    page.wait_for_timeout(1000)
+            page.wait_for_timeout(200)
+        else:
+            break
     hrefs = page.eval_on_selector_all(results, "els => els.map(e => e.href)")
     page.keyboard.press("Escape")
     return list(dict.fromkeys(re.sub(r"^https?://[^/]+|[?#].*$", "", h) for h in hrefs))
