@@ -1,26 +1,35 @@
 """Hostile strings in the database stay inert in a real browser (Debian Chromium, Playwright).
 
-The site is built from a poisoned copy of recipes/ (``_poison`` from test_hostile, plus a
-sentinel: markup that would set ``window.__pwned`` if it ever became a live element) and both
-Kimi-K3 pages are opened with the Playground mounted. Clicking through the selections that show
-the poisoned texts must open no dialog, inject no element, leave no ``javascript:`` link and
-never set the sentinel; the poisoned strings must be on screen as literal text. The static HTML
-is checked the same way with JavaScript off. Same CI and skip rules as test_browser.py.
+The site is built from a poisoned copy of recipes/ (``helpers.hostile.poison``: every text of
+the catalog and of every model, every hardware label and a flag value of every model), each text
+also carrying a sentinel: markup that would set ``window.__pwned`` if it ever became a live
+element. Every model's page is opened in both languages with the Playground mounted. Every
+platform is picked, then the selections the poisoned database (read by the engine) says show a
+poisoned caveat, diagnostic, effective-settings reason and greyed option's reason; at each
+step no dialog opens, no element is injected, no ``javascript:`` link appears and the sentinel
+is never set, and the poisoned strings are on screen as the engine spells them, as literal text.
+The static pages are checked the same way with JavaScript off. Same CI and skip rules as
+test_browser.py.
 """
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
-import yaml
 
 from helpers.browser import chromium, require_chromium, serve
-from helpers.models import subpages
+from helpers.hostile import EVIL, EVIL_LABEL, poison
+from helpers.models import MODELS, subpages
 from helpers.project import project_copy, recipes_root
-from test_browser import MODEL, Tab, page_of, unfold
-from helpers.hostile import EVIL, poison as _poison
+from macros.engine.effects import explain, probe_options
+from macros.engine.resolve import resolve
+from macros.engine.results import TextRef
+from macros.engine.selection import Selection
+from macros.site import render
+from test_browser import Tab, click, page_of, settled, unfold
 
 pytestmark = pytest.mark.browser
 
@@ -28,55 +37,37 @@ ROOT = Path(__file__).resolve().parents[2]
 # Would set window.__pwned if parsed as HTML anywhere (an element's handler or a script).
 SENTINEL = ('<img src=x onerror=window.__pwned=1>'
             '<svg onload="window.__pwned=2"></svg><script>window.__pwned=3</script>')
-# Keys poisoned by _poison that the Playground shows, plus a greyed option's reason (a title
-# attribute and a tooltip); each gets the sentinel on top of _poison's text.
-KEYS = ("warn.gb200-decode-ll-prefill-pairing", "pin.b200-moe-runner", "hint.nvfp4-image",
-        "role.decode", "check.spec-caps-running-requests", "round.b300.admission",
-        "gate.npu-unified-only")
-B300 = 'B300<script>alert(5)</script><img src=x onerror=window.__pwned=5>'
-
-
-def _poison_more(recipes: Path) -> None:
-    for lang in ("en", "ko"):
-        path = recipes / "kimi-k3" / f"text.{lang}.yaml"
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for key in KEYS:
-            data[key] = f"{key} {EVIL} {SENTINEL}"
-        path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    hw = recipes / "catalog" / "hardware.yaml"
-    text = hw.read_text(encoding="utf-8")
-    old = "label: 'B300<script>alert(5)</script>'\n"
-    assert old in text, "_poison no longer poisons the B300 label the way this test expects"
-    hw.write_text(text.replace(old, f"label: '{B300}'\n"), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def hostile_base(tmp_path_factory):
-    """Build both languages from the poisoned database and serve them on a loopback port."""
+def hostile(tmp_path_factory):
+    """Build both languages from the poisoned database and serve them on a loopback port;
+    (the address, the poisoned database as the engine loads it)."""
     require_chromium()
+    from macros.engine.database import load_database
     from macros.site.build import build_site
 
     tmp = tmp_path_factory.mktemp("browser-hostile")
     recipes = tmp / "recipes"
     shutil.copytree(ROOT / "recipes", recipes)
-    _poison(recipes)
-    _poison_more(recipes)
+    poison(recipes, extra=SENTINEL)
     project = project_copy(tmp)
     with recipes_root(recipes):
         site = build_site(out=project / "site", root=project, quiet=True)
+    db = load_database(recipes)
     with serve(site) as base:
-        yield base
+        yield base, db
 
 
 @pytest.fixture(scope="module")
-def browser(hostile_base):
+def browser(hostile):
     with chromium() as b:
         yield b
 
 
 @pytest.fixture
-def tab(browser, hostile_base):
-    t = Tab(browser, hostile_base)
+def tab(browser, hostile):
+    t = Tab(browser, hostile[0])
     yield t
     t.close()
 
@@ -106,20 +97,56 @@ def assert_inert(page, scope: str = ".recipe-playground") -> None:
     assert state == {"found": True, "injected": 0, "handlers": [], "jsLinks": [], "pwned": None}
 
 
-def click(page, axis: str, option: str) -> None:
-    unfold(page, f'.recipe-playground [data-axis="{axis}"] [data-option="{option}"]')
-    page.click(f'.recipe-playground [data-axis="{axis}"] [data-option="{option}"]')
-    pressed = page.get_attribute(f'[data-axis="{axis}"] [data-option="{option}"]', "aria-pressed")
-    assert pressed == "true", f"{axis}={option} did not stick"
+def _surfaces(db, model_id: str, lang: str) -> dict[str, tuple[dict, object]]:
+    """Where the engine shows the model's poisoned texts: for each kind (caveats, diagnostics,
+    an effective-settings reason, a greyed option's reason), the first cell whose selection
+    shows one, with what the Playground must show there."""
+    model = db.model(model_id)
+    found: dict[str, tuple[dict, object]] = {}
+    for cell in model.cells:
+        flat = dict(cell.match)
+        sel = Selection.flat(model, flat)
+        res = resolve(db, sel, strict=False)
+        if "caveats" not in found and res.caveats:
+            found["caveats"] = flat, [render.text(db, model, c.text, lang) for c in res.caveats]
+        if "diagnostics" not in found and res.diagnostics:
+            found["diagnostics"] = flat, [render.diagnostic_text(db, model, d, lang)
+                                          for d in res.diagnostics]
+        because = [e for e in res.effective if e.because]
+        if "effective" not in found and because:
+            found["effective"] = flat, (because[0].knob,
+                                        render.text(db, model, because[0].because, lang))
+        greyed = [(axis, option, reason)
+                   for axis, options in sorted(probe_options(db, sel, res).items())
+                   for option, reason in sorted(options.items())]
+        if "greyed" not in found and greyed:
+            found["greyed"] = flat, [
+                (axis, option, render.text(db, model, TextRef(id=why), lang, **fields))
+                for axis, option, reason in greyed
+                for why, fields in [explain(db, sel, res, axis, option, reason)]]
+        if len(found) == 4:
+            break
+    return found
 
 
-def literal(key: str) -> str:
-    """The poisoned text as a reader must see it (tags and all, as characters)."""
-    return f"{key} {EVIL} {SENTINEL}"
+def _go(page, base: str, lang: str, model_id: str, flat: dict, db) -> None:
+    """The selection as a link to it, on the page already open; its command drawn."""
+    page.goto(base + page_of(lang, model_id) + "#" + urlencode(flat))
+    page.wait_for_selector(".recipe-playground[data-mounted=ready]")
+    settled(page)
+    model = db.model(model_id)
+    want = render.command_text(db, model, resolve(db, Selection.flat(model, flat),
+                                                  strict=False), lang)
+    page.wait_for_function(
+        "(want) => { const e = document.querySelector('[data-testid=\"command\"]');"
+        " return e && e.textContent === want; }", arg=want, timeout=10000)
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_poisoned_playground_stays_inert(tab, lang):
+@pytest.mark.parametrize("model_id", MODELS)
+def test_poisoned_playground_stays_inert(tab, hostile, model_id, lang):
+    base, db = hostile
+    model = db.model(model_id)
     page = tab.new_page()
     dialogs: list[str] = []
 
@@ -128,62 +155,63 @@ def test_poisoned_playground_stays_inert(tab, lang):
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    tab.open(lang, page=page)
+    tab.open(lang, page=page, model_id=model_id)
     assert_inert(page)
     playground = page.locator(".recipe-playground")
 
-    # Every hardware button; the B300 label carries markup.
+    # Every platform, picked as a reader does; each label carries markup, shown as text.
     hardware = page.eval_on_selector_all('[data-axis="hw"] [data-option]',
                                          "els => els.map(e => e.dataset.option)")
-    assert "b300" in hardware and len(hardware) >= 8
+    assert sorted(hardware) == sorted(model.info.hardware), hardware
     for hw in hardware:
-        click(page, "hw", hw)
+        option = page.locator(f'[data-axis="hw"] [data-option="{hw}"]')
+        label = option.locator(".rp-option__label")
+        shown = (label if label.count() else option).text_content()
+        assert shown == db.platforms[hw].label and shown.endswith(EVIL_LABEL)
+        if option.get_attribute("aria-disabled") != "true" and not option.is_disabled():
+            click(page, "hw", hw)
+            assert_inert(page)
+
+    surfaces = _surfaces(db, model_id, lang)
+    assert surfaces, f"{model_id}: no cell shows a caveat, a diagnostic, a reason or a grey"
+    if "caveats" in surfaces:  # each caveat's text, tags and all, as characters
+        flat, texts = surfaces["caveats"]
+        _go(page, base, lang, model_id, flat, db)
+        shown = page.locator('[data-testid="caveats"]').text_content()
+        assert all(text in shown for text in texts) and "<script>" in shown, texts
         assert_inert(page)
-    label = page.locator('[data-axis="hw"] [data-option="b300"] .rp-option__label')
-    assert label.text_content() == B300
-    # The role label is poisoned too (and shows on every selection).
-    assert page.locator('[data-axis="role"] [data-option="decode"] .rp-option__label') \
-        .text_content() == literal("role.decode")
-
-    # GB200 · Decode · Low-Latency: the caveat is the poisoned warn text.
-    for axis, option in (("hw", "gb200"), ("role", "decode"), ("strategy", "low-latency")):
-        click(page, axis, option)
-    assert_inert(page)
-    caveats = page.locator('[data-testid="caveats"]')
-    assert caveats.is_visible()
-    assert literal("warn.gb200-decode-ll-prefill-pairing") in caveats.text_content()
-    assert "<script>" in caveats.text_content()
-
-    # GB200 · Decode · Balanced: a diagnostic message from the database.
-    click(page, "strategy", "balanced")
-    diagnostics = page.locator('[data-testid="diagnostics"]').text_content()
-    assert literal("check.spec-caps-running-requests") in diagnostics
-    assert_inert(page)
-
-    # B200 · Unified · Balanced: the pinned MoE runner's reason in the effective table.
-    for axis, option in (("hw", "b200"), ("role", "unified"), ("strategy", "balanced")):
-        click(page, axis, option)
-    row = page.locator('[data-testid="effective"] tr[data-knob]', has_text="pin.b200-moe-runner")
-    assert row.count() == 1
-    assert literal("pin.b200-moe-runner") in row.text_content()
-    assert_inert(page)
-
-    # NVFP4 adds the poisoned hint as a comment of the command.
-    click(page, "quant", "nvfp4")
-    command = page.locator('[data-testid="command"]').text_content()
-    comments = " ".join(line[2:] for line in command.splitlines() if line.startswith("# "))
-    assert literal("hint.nvfp4-image") in comments  # comments wrap at spaces
-    assert_inert(page)
-
-    # A greyed option's reason goes into a title attribute and a tooltip.
-    click(page, "hw", "a3")
-    option = page.locator('[data-axis="role"] [data-option="decode"]')
-    assert option.get_attribute("aria-disabled") == "true"
-    assert option.get_attribute("title") == literal("gate.npu-unified-only")
-    option.focus()
-    tip = page.locator(f'#{option.get_attribute("aria-describedby")}')
-    assert tip.is_visible() and tip.text_content() == literal("gate.npu-unified-only")
-    assert_inert(page)
+    if "diagnostics" in surfaces:
+        flat, texts = surfaces["diagnostics"]
+        _go(page, base, lang, model_id, flat, db)
+        shown = page.locator('[data-testid="diagnostics"]').text_content()
+        assert all(text in shown for text in texts) and "<script>" in shown, texts
+        assert_inert(page)
+    if "effective" in surfaces:
+        flat, (knob, text) = surfaces["effective"]
+        _go(page, base, lang, model_id, flat, db)
+        row = page.locator(f'[data-testid="effective"] tr[data-knob="{knob}"]')
+        assert row.count() == 1 and text in row.text_content() and EVIL in text
+        assert_inert(page)
+    if "greyed" in surfaces:  # in a button's title and tooltip (a list's options have none)
+        flat, greyed = surfaces["greyed"]
+        _go(page, base, lang, model_id, flat, db)
+        buttons = [(axis, value, text) for axis, value, text in greyed
+                   if page.locator(f'button[data-axis="{axis}"], [data-axis="{axis}"] '
+                                   f'button[data-option="{value}"]').count()]
+        assert buttons, greyed
+        axis, value, text = buttons[0]
+        selector = f'[data-axis="{axis}"] button[data-option="{value}"]'
+        unfold(page, selector)  # a folded setting is probed once it opens
+        page.wait_for_selector(selector + '[aria-disabled="true"]', state="attached",
+                               timeout=30000)
+        option = page.locator(selector)
+        option.hover()  # the reason is worked out for the option the reader points at
+        page.wait_for_function("([sel, want]) => document.querySelector(sel).title === want",
+                               arg=[selector, text], timeout=10000)
+        assert EVIL in text
+        tip = page.locator(f'#{option.get_attribute("aria-describedby")}')
+        assert tip.text_content() == text
+        assert_inert(page)
 
     # The poisoned strings are text: the Playground as a whole reads them back literally.
     text = playground.text_content()
@@ -195,26 +223,27 @@ def test_poisoned_playground_stays_inert(tab, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_poisoned_static_page_has_no_live_markup(browser, hostile_base, lang):
-    """The model's pages as served (its recipe page, its commands page and its benchmarks
-    page), JavaScript off: the poisoned texts are characters, not elements."""
+@pytest.mark.parametrize("model_id", MODELS)
+def test_poisoned_static_page_has_no_live_markup(browser, hostile, model_id, lang):
+    """The model's pages as served (its recipe page and its other pages), JavaScript off: the
+    poisoned texts are characters, not elements."""
+    base, db = hostile
+    model = db.model(model_id)
     context = browser.new_context(java_script_enabled=False)
     try:
         page = context.new_page()
         article = ""
-        for part in (*subpages(MODEL), ""):  # the recipe page last: its Playground is checked
-            page.goto(hostile_base + page_of(lang) + part)
+        for part in (*subpages(model_id), ""):  # the recipe page last: its Playground is checked
+            page.goto(base + page_of(lang, model_id) + part)
             injected = page.eval_on_selector_all(
                 "article script, article img[onerror], article [onclick], article [onload], "
                 "article iframe, article svg[onload]", "els => els.map(e => e.outerHTML)")
             assert injected == []
             assert_inert(page, "article")
             article += page.locator("article").text_content()
-        for key in ("warn.gb200-decode-ll-prefill-pairing", "pin.b200-moe-runner",
-                    "round.b300.admission"):
-            assert literal(key) in article, key
-        assert f"about.maker {EVIL}" in article  # a label of the model's facts, as characters
-        assert B300 in article
+        own = [key for key in model.text[lang] if f" {key} {EVIL} {SENTINEL}" in article]
+        assert own, "none of the model's own poisoned texts is on its pages"
+        assert any(db.platforms[hw].label in article for hw in model.info.hardware)
         # The Playground is only a placeholder until its script runs.
         assert page.locator(".recipe-playground").count() == 1
     finally:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers.hostile import EVIL, EVIL_VALUE, poison as _poison
+from helpers.hostile import EVIL_VALUE, poison as _poison
+from helpers.models import MODELS, subpages
 from helpers.project import project_copy, recipes_root
 from macros.engine.check import parse
 
@@ -48,51 +49,73 @@ def _live_markup(doc: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory):
+def hostile(tmp_path_factory):
+    """The site built from a poisoned copy of recipes/, and the flag each model's poisoned
+    value went to."""
     from macros.site.build import build_site
 
     tmp = tmp_path_factory.mktemp("hostile")
     recipes = tmp / "recipes"
     shutil.copytree(ROOT / "recipes", recipes)
-    _poison(recipes)
+    flags = _poison(recipes)
     project = project_copy(tmp)
     with recipes_root(recipes):
-        return build_site(out=project / "site", root=project, quiet=True)
+        return build_site(out=project / "site", root=project, quiet=True), flags
 
 
-@pytest.mark.parametrize("lang", ["", "ko/"])
-def test_html_from_data_is_escaped_in_the_pages(hostile_site, lang):
-    doc = "\n".join((hostile_site / lang / "models/kimi-k3" / part / "index.html")
-                    .read_text(encoding="utf-8") for part in ("", "commands"))
-    assert "warn.gb200-decode-ll-prefill-pairing" in doc  # the poisoned text is on the page
-    assert "table.hardware" in doc and "table.status" in doc  # table headings too
+def _pages(site: Path, lang: str, model_id: str, name: str) -> str:
+    """Every page of the model, as ``name`` (index.html or index.md) of the ``lang`` site."""
+    return "\n".join((site / lang / "models" / model_id / part / name).read_text(encoding="utf-8")
+                     for part in ("", *subpages(model_id)))
+
+
+def _own_keys(model_id: str, lang: str) -> list[str]:
+    return list(yaml.safe_load((ROOT / "recipes" / model_id / f"text.{lang or 'en'}.yaml")
+                               .read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("lang", ["", "ko"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_html_from_data_is_escaped_in_the_pages(hostile, model_id, lang):
+    site, _ = hostile
+    doc = _pages(site, lang, model_id, "index.html")
+    shown = [key for key in _own_keys(model_id, lang) if f" {key} " in doc]
+    assert shown, "none of the model's own poisoned texts is on its pages"
+    shared = _own_keys("catalog", lang)
+    assert [key for key in shared if f" {key} " in doc], "none of the catalog's texts either"
     live = _live_markup(doc)
     assert live == [], live[:5]
     assert "&lt;script&gt;" in doc
 
 
-@pytest.mark.parametrize("lang", ["", "ko/"])
-def test_markdown_copies_and_llms_txt_are_inert(hostile_site, lang):
-    md = "\n".join((hostile_site / lang / "models/kimi-k3" / part / "index.md")
-                   .read_text(encoding="utf-8") for part in ("", "commands"))
-    outside_code = re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md, flags=re.S | re.M)
+@pytest.mark.parametrize("lang", ["", "ko"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_markdown_copies_and_llms_txt_are_inert(hostile, model_id, lang):
+    site, _ = hostile
+    md = _pages(site, lang, model_id, "index.md")
+    assert [key for key in _own_keys(model_id, lang) if f" {key} " in md]  # the poison is in
+    outside_code = re.sub(r"^[ \t]*(`{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md,
+                          flags=re.S | re.M)
     outside_code = re.sub(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", "", outside_code)  # code spans
     assert "<script" not in outside_code.replace("&lt;script", "")
     assert not re.search(r"(?<!\\)\]\(javascript:", outside_code)  # escaped: \[x\](…) is text
-    llms = (hostile_site / lang / "llms.txt").read_text(encoding="utf-8")
+    llms = (site / lang / "llms.txt").read_text(encoding="utf-8")
     assert "<script" not in llms
 
 
-def test_shell_metacharacters_in_values_are_quoted(hostile_site, db):
-    md = (hostile_site / "models/kimi-k3/commands/index.md").read_text(encoding="utf-8")
-    blocks = [m.group(2) for m in re.finditer(r"^[ \t]*(`{3,})bash[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", md,
-                                               re.S | re.M)]
-    catalogs = {"server": db.catalog, "router": db.router_catalog}
-    values = [dict(c.flags).get("--model-loader-extra-config") for b in blocks
-              for c in parse(b, catalogs)]
+@pytest.mark.parametrize("model_id", MODELS)
+def test_shell_metacharacters_in_values_are_quoted(hostile, db, model_id):
+    site, flags = hostile
+    flag = flags[model_id]
+    md = (site / "models" / model_id / "commands" / "index.md").read_text(encoding="utf-8")
+    blocks = [m.group(2) for m in re.finditer(r"^[ \t]*(`{3,})bash[^\n]*\n(.*?)^[ \t]*\1[ \t]*$",
+                                               md, re.S | re.M)]
+    model = db.model(model_id)
+    catalogs = {"server": db.serving(model).catalog, "router": db.router_catalog}
+    values = [dict(c.flags).get(flag) for b in blocks for c in parse(b, catalogs)]
     assert (EVIL_VALUE,) in values
     line = next(l for b in blocks for l in b.splitlines() if "touch /tmp/pwned" in l)
-    assert shlex.split(line.rstrip(" \\")) == ["--model-loader-extra-config", EVIL_VALUE]
+    assert shlex.split(line.rstrip(" \\")) == [flag, EVIL_VALUE]
 
 
 @pytest.mark.parametrize("text", ["88.1% on GPQA", "2.5 Pro", "1) first", "10. tenth",
