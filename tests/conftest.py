@@ -35,6 +35,16 @@ def built_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory):
+    """(recipes, site, flags file): the database poisoned (helpers/hostile.py) and both
+    languages built from it, once per run for all xdist workers; its readers only read it."""
+    from helpers.hostile import build_poisoned
+    from helpers.shared import once_per_run
+
+    return once_per_run(tmp_path_factory, "hostile", build_poisoned)
+
+
+@pytest.fixture(scope="session")
 def outdated_site(tmp_path_factory):
     """(project, site): a copy of the project whose Korean translate guide is missing and whose
     English home gained a sentence (so the Korean home is outdated), built once per run with

@@ -13,6 +13,10 @@ EVIL = ('<script>alert("x")</script> "><img src=x onerror=alert(2)> '
         '[click](javascript:alert(3)) <div onclick=alert(4)> ``` | --')
 # a flag value with shell metacharacters (valid JSON, so a flag that reads JSON takes it too)
 EVIL_VALUE = '{"enable_multithread_load": true, "x": "$(touch /tmp/pwned); `id`"}'
+# markup that would set window.__pwned if parsed as HTML anywhere (an element's handler or a
+# script): every poisoned text ends with it
+SENTINEL = ('<img src=x onerror=window.__pwned=1>'
+            '<svg onload="window.__pwned=2"></svg><script>window.__pwned=3</script>')
 # markup a hardware label carries
 EVIL_LABEL = "<script>alert(5)</script><img src=x onerror=window.__pwned=5>"
 
@@ -41,6 +45,26 @@ def poison(recipes: Path, extra: str = "") -> dict[str, str]:
     hw.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return {path.parent.name: _poison_a_value(path)
             for path in sorted(recipes.glob("*/cells.yaml"))}
+
+
+def build_poisoned(folder: Path) -> tuple[Path, Path, Path]:
+    """(the poisoned recipes, the site built from them with both languages, a JSON file of the
+    flag each model's poisoned value went to), made in ``folder``: the run's one hostile
+    build, which the static and the browser tests only read (conftest's ``hostile_site``)."""
+    import json
+    import shutil
+
+    from helpers.project import project_copy, recipes_root
+    from macros.site.build import build_site
+
+    recipes = folder / "recipes"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "recipes", recipes)
+    flags = folder / "poisoned-flags.json"
+    flags.write_text(json.dumps(poison(recipes, extra=SENTINEL)), encoding="utf-8")
+    project = project_copy(folder)
+    with recipes_root(recipes):
+        site = build_site(out=project / "site", root=project, quiet=True)
+    return recipes, site, flags
 
 
 def _walk(node):

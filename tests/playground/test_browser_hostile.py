@@ -14,16 +14,13 @@ test_browser.py.
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
 from helpers.browser import chromium, require_chromium, serve
-from helpers.hostile import EVIL, EVIL_LABEL, poison
+from helpers.hostile import EVIL, EVIL_LABEL, SENTINEL
 from helpers.models import MODELS, subpages
-from helpers.project import project_copy, recipes_root
 from macros.engine.effects import explain, probe_options
 from macros.engine.resolve import resolve
 from macros.engine.results import TextRef
@@ -33,27 +30,16 @@ from test_browser import Tab, click, page_of, settled, unfold
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-# Would set window.__pwned if parsed as HTML anywhere (an element's handler or a script).
-SENTINEL = ('<img src=x onerror=window.__pwned=1>'
-            '<svg onload="window.__pwned=2"></svg><script>window.__pwned=3</script>')
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    """Build both languages from the poisoned database and serve them on a loopback port;
-    (the address, the poisoned database as the engine loads it)."""
+def hostile(hostile_site):
+    """The poisoned site served on a loopback port; (the address, the poisoned database as the
+    engine loads it)."""
     require_chromium()
     from macros.engine.database import load_database
-    from macros.site.build import build_site
 
-    tmp = tmp_path_factory.mktemp("browser-hostile")
-    recipes = tmp / "recipes"
-    shutil.copytree(ROOT / "recipes", recipes)
-    poison(recipes, extra=SENTINEL)
-    project = project_copy(tmp)
-    with recipes_root(recipes):
-        site = build_site(out=project / "site", root=project, quiet=True)
+    recipes, site, _ = hostile_site
     db = load_database(recipes)
     with serve(site) as base:
         yield base, db

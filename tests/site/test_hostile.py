@@ -4,17 +4,16 @@ llms.txt, and in shell commands (metacharacters are quoted)."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import shlex
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helpers.hostile import EVIL_VALUE, poison as _poison
+from helpers.hostile import EVIL_VALUE
 from helpers.models import MODELS, subpages
-from helpers.project import project_copy, recipes_root
 from macros.engine.check import parse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,18 +48,11 @@ def _live_markup(doc: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    """The site built from a poisoned copy of recipes/, and the flag each model's poisoned
+def hostile(hostile_site):
+    """The site built from the poisoned copy of recipes/, and the flag each model's poisoned
     value went to."""
-    from macros.site.build import build_site
-
-    tmp = tmp_path_factory.mktemp("hostile")
-    recipes = tmp / "recipes"
-    shutil.copytree(ROOT / "recipes", recipes)
-    flags = _poison(recipes)
-    project = project_copy(tmp)
-    with recipes_root(recipes):
-        return build_site(out=project / "site", root=project, quiet=True), flags
+    _, site, flags = hostile_site
+    return site, json.loads(flags.read_text(encoding="utf-8"))
 
 
 def _pages(site: Path, lang: str, model_id: str, name: str) -> str:
