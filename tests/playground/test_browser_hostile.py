@@ -31,7 +31,6 @@ from test_browser import Tab, click, page_of, settled, unfold
 pytestmark = pytest.mark.browser
 
 
-
 @pytest.fixture(scope="module")
 def hostile(hostile_site):
     """The poisoned site served on a loopback port; (the address, the poisoned database as the
