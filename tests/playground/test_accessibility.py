@@ -30,12 +30,14 @@ def _require_axe() -> None:
     pytest.skip("axe-core not installed: npm ci --prefix tests/js")
 
 
-def _pages() -> list[str]:
-    pages = ["/", "/404.html"]
-    for model_id in MODELS:
-        pages += [page_of("en", model_id), *(page_of("en", model_id) + sub
-                                             for sub in subpages(model_id))]
-    return pages + ["/ko" + p if p != "/404.html" else "/ko/404.html" for p in pages]
+def _pages(group: str | None, lang: str) -> list[str]:
+    """The pages of a group in a language: the home and the not-found page (``None``), or
+    every page of a model."""
+    if group is None:
+        pages = ["/", "/404.html"]
+    else:
+        pages = [page_of("en", group), *(page_of("en", group) + sub for sub in subpages(group))]
+    return pages if lang == "en" else ["/ko" + p for p in pages]
 
 
 def _violations(page, rules: list[str] | None = None) -> list[dict]:
@@ -80,27 +82,31 @@ def _to_dark(page) -> None:
     page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished))")
 
 
-@pytest.mark.parametrize("path", _pages())
-def test_no_serious_or_critical_accessibility_violation(browser, site, path):
-    """In both colour schemes: the page loads in the light one and is checked, then the
-    header's toggle switches it to the dark one and it is checked again."""
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("group", [None, *MODELS], ids=["home", *MODELS])
+def test_no_serious_or_critical_accessibility_violation(browser, site, group, lang):
+    """Every page of the group, one after the other in a tab, in both colour schemes: the page
+    loads in the light one and is checked, then the header's toggle switches it to the dark
+    one and it is checked again."""
     _require_axe()
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     try:
         page = context.new_page()
-        _light_first(page)
-        page.goto(site + path)
-        if page.locator(".recipe-playground").count():
-            page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
-        page.evaluate("() => document.querySelectorAll('article details').forEach(d => d.open = true)")
-        assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == \
-            "default"
-        light, colour = _check(page)
-        found = {"default": light}
-        assert "color-contrast" in colour, colour
-        _to_dark(page)  # the same markup in other colours: the colour rules again
-        found["slate"] = _violations(page, colour)
-        assert found == {"default": [], "slate": []}, found
+        _light_first(page)  # before every page of the tab
+        found = {}
+        for path in _pages(group, lang):
+            page.goto(site + path)
+            if page.locator(".recipe-playground").count():
+                page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
+            page.evaluate("() => document.querySelectorAll('article details')"
+                          ".forEach(d => d.open = true)")
+            assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") \
+                == "default", path
+            light, colour = _check(page)
+            assert "color-contrast" in colour, (path, colour)
+            _to_dark(page)  # the same markup in other colours: the colour rules again
+            found[path] = {"default": light, "slate": _violations(page, colour)}
+        assert found == {path: {"default": [], "slate": []} for path in found}, found
     finally:
         context.close()
 
