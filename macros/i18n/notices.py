@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
 from macros.engine.inert import md
 from macros.i18n.changes import changes
-from macros.i18n.pages import FALLBACK_PAGES, status
+from macros.i18n.pages import status
 
 
-def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[..., str]) -> str | None:
+def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[..., str],
+           fallbacks: Collection[str] = ()) -> str | None:
     """The notice (Markdown) a page of the ``lang`` build starts with, or None.
 
-    ``t`` gives the reader text for an id (with its fields). An outdated page's notice lists
+    ``t`` gives the reader text for an id (with its fields); ``fallbacks`` are the pages this
+    build of ``lang`` publishes from the English folder. An outdated page's notice lists
     the English paragraphs changed since its stamp, when the stamp kept the English text it
     matched. Database text is data: escaped for Markdown and HTML here, and the caller adds the
     notice after the page's template ran.
@@ -28,7 +30,7 @@ def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[..., str])
     def sentence(text_id: str, **fields: str) -> str:
         return md(" ".join(str(t(text_id, **fields)).split()))
 
-    if src_uri in FALLBACK_PAGES:
+    if src_uri in fallbacks:
         return f'!!! warning ""\n    {sentence("ui.not-translated")}\n'
     if not (docs / "en" / src_uri).exists():
         return None

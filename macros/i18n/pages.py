@@ -23,10 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 _BOM = "\ufeff"
 
-# Set by the build hook: pages of the Korean build that come from the English folder.
-FALLBACK_PAGES: set[str] = set()
-
-
 def display(path: Path, docs: Path) -> str:
     """``docs/ko/x.md`` for a page of ``docs``: the name messages use."""
     base = docs.parent

@@ -21,6 +21,7 @@ import math
 import os
 import re
 import traceback
+from collections.abc import Collection
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -889,8 +890,9 @@ class PageTemplates:
     (``macros.i18n.contract.page_problems``) and the Markdown it produced after (the link and
     attribute rules, for what only the rendering shows). Errors name the page file and line."""
 
-    def __init__(self, site: Site, root: Path, docs: Path):
+    def __init__(self, site: Site, root: Path, docs: Path, fallbacks: Collection[str] = ()):
         self.site, self.root, self.docs = site, root, docs
+        self.fallbacks = fallbacks  # the pages this language publishes from the English folder
         self.macros = {name: getattr(site, name) for name in PAGE_MACROS}
         self.variables = {"recipes_lang": site.lang}
         self.sandbox = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
@@ -916,7 +918,7 @@ class PageTemplates:
 
     def check_source(self, page) -> None:
         """Collect what the page's source file breaks (reported with the render's errors)."""
-        from macros.i18n.pages import FALLBACK_PAGES, display
+        from macros.i18n.pages import display
         from macros.i18n.contract import page_problems
 
         name = self.page_name(page)
@@ -925,7 +927,7 @@ class PageTemplates:
             text = self.source = read_page(Path(page.file.abs_src_path), name)
             en_text = en_name = None
             en = self.docs.parent / "en" / page.file.src_uri
-            if self.site.lang != "en" and page.file.src_uri not in FALLBACK_PAGES \
+            if self.site.lang != "en" and page.file.src_uri not in self.fallbacks \
                     and en.is_file():
                 en_name = display(en, self.docs.parent)
                 en_text = read_page(en, en_name)

@@ -254,9 +254,8 @@ class Stage:
             db = cached_database()
         except RecipeError as exc:
             raise StageFailed("\n".join(str(p) for p in exc.problems)) from None
-        i18n.FALLBACK_PAGES.clear()
-        i18n.FALLBACK_PAGES.update(language.fallbacks)
-        return sources, PageTemplates(Site(db, language.lang), self.root, language.docs)
+        return sources, PageTemplates(Site(db, language.lang), self.root, language.docs,
+                                      language.fallbacks)
 
     def stage(self, language: Language, only: set[str] | None = None) -> None:
         """Stage a language's pages (all, or only the page uris in ``only``) and its exports."""
@@ -384,7 +383,7 @@ class Stage:
                 published.expect(staged_docs, uri, templates.page_name(page), source)
             if language.lang != "en":
                 note = notices.notice(uri, page.url, language.docs.parent, language.lang,
-                                   templates.site.t)
+                                      templates.site.t, language.fallbacks)
                 body = notices.with_notice(body, note)
         except PluginError as exc:
             raise StageFailed(str(exc)) from None

@@ -140,6 +140,23 @@ def test_an_english_paragraph_reaches_the_notice_as_text(cli, db, docs):
     assert r"“&lt;img src=x onerror=alert(1)&gt; \[link\](javascript:x) \*em\* The" in listed
 
 
+def test_a_page_shown_from_english_in_one_build_is_not_so_in_the_next(cli, db, docs, tmp_path):
+    """What one build notes of a language (the pages it shows from English) stays with that
+    build: in the same process, another project's outdated page still lists what changed (a
+    process-wide note once made it read "not translated yet")."""
+    from helpers.project import project_copy
+    from macros.site.stage import Stage
+
+    other = project_copy(tmp_path)
+    (other / "docs" / "ko" / PAGE).unlink()  # there, the page is shown from English
+    stage = Stage(other, tmp_path / "work", langs=("ko",))
+    stage.check(stage.languages[0])  # as that project's build does before anything else
+    assert stage.languages[0].fallbacks == {PAGE}
+    assert cli("i18n-stamp", "--docs", str(docs), PAGE).code == 0
+    edit(docs / "en" / PAGE, OLD, NEW)
+    assert db.t("ko", "ui.changes") in korean_notice(docs, db)
+
+
 @pytest.mark.parametrize("linked", ["translated-from", "translated-from/ko/guides"])
 def test_stamp_refuses_a_copy_folder_reached_through_a_symlink_and_leaves_the_page(
         cli, docs, tmp_path, linked):
