@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Callable, Collection
+from collections.abc import Callable, Collection
 
 from macros.engine.inert import md
 from macros.i18n.changes import changes
 from macros.i18n.pages import status
 
 
-def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[..., str],
-           fallbacks: Collection[str] = ()) -> str | None:
+def notice(src_uri: str, url: str, docs: Path, lang: str, t: Callable[..., str], *,
+           fallbacks: Collection[str]) -> str | None:
     """The notice (Markdown) a page of the ``lang`` build starts with, or None.
 
     ``t`` gives the reader text for an id (with its fields); ``fallbacks`` are the pages this

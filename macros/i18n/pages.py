@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 _BOM = "\ufeff"
 
+
 def display(path: Path, docs: Path) -> str:
     """``docs/ko/x.md`` for a page of ``docs``: the name messages use."""
     base = docs.parent

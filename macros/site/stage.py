@@ -383,7 +383,7 @@ class Stage:
                 published.expect(staged_docs, uri, templates.page_name(page), source)
             if language.lang != "en":
                 note = notices.notice(uri, page.url, language.docs.parent, language.lang,
-                                      templates.site.t, language.fallbacks)
+                                      templates.site.t, fallbacks=language.fallbacks)
                 body = notices.with_notice(body, note)
         except PluginError as exc:
             raise StageFailed(str(exc)) from None

@@ -12,7 +12,7 @@ import yaml
 EVIL = ('<script>alert("x")</script> "><img src=x onerror=alert(2)> '
         '[click](javascript:alert(3)) <div onclick=alert(4)> ``` | --')
 # a flag value with shell metacharacters (valid JSON, so a flag that reads JSON takes it too)
-EVIL_VALUE = '{"enable_multithread_load": true, "x": "$(touch /tmp/pwned); `id`"}'
+EVIL_VALUE = '{"load": true, "x": "$(touch /tmp/pwned); `id`"}'
 # markup that would set window.__pwned if parsed as HTML anywhere (an element's handler or a
 # script): every poisoned text ends with it
 SENTINEL = ('<img src=x onerror=window.__pwned=1>'
@@ -80,6 +80,7 @@ def _walk(node):
 def _poison_a_value(cells_file: Path) -> str:
     """The first flag of the model's cells that its CLI's catalog reads as one free-text word
     (no choices, no number, no list; not a placeholder) gets ``EVIL_VALUE``: the flag."""
+    from macros.engine.catalog import is_placeholder
     from macros.engine.database import cached_database
 
     db = cached_database()
@@ -92,7 +93,7 @@ def _poison_a_value(cells_file: Path) -> str:
                 continue
             words = shlex.split(line)
             spec = catalog.flags.get(words[0])
-            if (len(words) == 2 and "{{" not in words[1] and spec is not None
+            if (len(words) == 2 and not is_placeholder(words[1]) and spec is not None
                     and spec.takes_value and spec.type == "str" and not spec.choices
                     and not spec.late_choices
                     and spec.nargs is None):

@@ -42,7 +42,7 @@ def todo(docs: Path) -> list[str]:
 
 def korean_notice(docs: Path, db) -> str:
     return notice(PAGE, PAGE.removesuffix(".md") + "/", docs, "ko",
-                  lambda text_id, **fields: db.t("ko", text_id, **fields))
+                  lambda text_id, **fields: db.t("ko", text_id, **fields), fallbacks=())
 
 
 def test_stamp_keeps_the_english_text_it_matched_byte_for_byte(cli, docs):

@@ -5,7 +5,8 @@ the catalog and of every model, every hardware label and a flag value of every m
 also carrying a sentinel: markup that would set ``window.__pwned`` if it ever became a live
 element. Every model's page is opened in both languages with the Playground mounted. Every
 platform is picked, then the selections the poisoned database (read by the engine) says show a
-poisoned caveat, diagnostic, effective-settings reason and greyed option's reason; at each
+poisoned caveat, diagnostic, hint comment in the command, effective-settings reason, reason of an
+option a rule greys and reason of an option greyed for having no effect (``_surfaces``); at each
 step no dialog opens, no element is injected, no ``javascript:`` link appears and the sentinel
 is never set, and the poisoned strings are on screen as the engine spells them, as literal text.
 The static pages are checked the same way with JavaScript off. Same CI and skip rules as
@@ -26,19 +27,19 @@ from macros.engine.resolve import resolve
 from macros.engine.results import TextRef
 from macros.engine.selection import Selection
 from macros.site import render
-from test_browser import Tab, click, page_of, settled, unfold
+from test_browser import Tab, click, page_of, pressed, settled, unfold
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def hostile(hostile_site):
+def hostile(request):
     """The poisoned site served on a loopback port; (the address, the poisoned database as the
-    engine loads it)."""
+    engine loads it). Without Chromium, the skip comes before the run's poisoned build."""
     require_chromium()
     from macros.engine.database import load_database
 
-    recipes, site, _ = hostile_site
+    recipes, site, _ = request.getfixturevalue("hostile_site")
     db = load_database(recipes)
     with serve(site) as base:
         yield base, db
@@ -84,8 +85,9 @@ def assert_inert(page, scope: str = ".recipe-playground") -> None:
 
 def _surfaces(db, model_id: str, lang: str) -> dict[str, tuple[dict, object]]:
     """Where the engine shows the model's poisoned texts: for each kind (caveats, diagnostics,
-    an effective-settings reason, a greyed option's reason), the first cell whose selection
-    shows one, with what the Playground must show there."""
+    the command's hint comments, an effective-settings reason, an option a rule greys with its
+    reason, an option greyed for having no effect), the first cell whose selection shows one,
+    with what the Playground must show there."""
     model = db.model(model_id)
     found: dict[str, tuple[dict, object]] = {}
     for cell in model.cells:
@@ -97,19 +99,28 @@ def _surfaces(db, model_id: str, lang: str) -> dict[str, tuple[dict, object]]:
         if "diagnostics" not in found and res.diagnostics:
             found["diagnostics"] = flat, [render.diagnostic_text(db, model, d, lang)
                                           for d in res.diagnostics]
+        if "hints" not in found and res.hints:
+            found["hints"] = flat, [render.text(db, model, h, lang) for h in res.hints]
+        ruled = [(a.axis, o) for a in res.axes if a.visible for o in a.options
+                 if o.state == "disabled" and o.reason]
+        if "ruled" not in found and ruled:
+            axis, o = ruled[0]
+            found["ruled"] = flat, (axis, o.id, render.text(db, model, TextRef(id=o.reason), lang,
+                                                            **o.fields))
         because = [e for e in res.effective if e.because]
         if "effective" not in found and because:
             found["effective"] = flat, (because[0].knob,
                                         render.text(db, model, because[0].because, lang))
-        greyed = [(axis, option, reason)
-                   for axis, options in sorted(probe_options(db, sel, res).items())
-                   for option, reason in sorted(options.items())]
-        if "greyed" not in found and greyed:
-            found["greyed"] = flat, [
-                (axis, option, render.text(db, model, TextRef(id=why), lang, **fields))
-                for axis, option, reason in greyed
-                for why, fields in [explain(db, sel, res, axis, option, reason)]]
-        if len(found) == 4:
+        if "greyed" not in found:  # (the probe resolves every neighbour: only until found)
+            greyed = [(axis, option, reason)
+                      for axis, options in sorted(probe_options(db, sel, res).items())
+                      for option, reason in sorted(options.items())]
+            if greyed:
+                found["greyed"] = flat, [
+                    (axis, option, render.text(db, model, TextRef(id=why), lang, **fields))
+                    for axis, option, reason in greyed
+                    for why, fields in [explain(db, sel, res, axis, option, reason)]]
+        if len(found) == 6:
             break
     return found
 
@@ -155,6 +166,7 @@ def test_poisoned_playground_stays_inert(tab, hostile, model_id, lang):
         assert shown == db.platforms[hw].label and shown.endswith(EVIL_LABEL)
         if option.get_attribute("aria-disabled") != "true" and not option.is_disabled():
             click(page, "hw", hw)
+            assert pressed(page)["hw"] == hw, f"hw={hw} did not stick"
             assert_inert(page)
 
     surfaces = _surfaces(db, model_id, lang)
@@ -171,6 +183,22 @@ def test_poisoned_playground_stays_inert(tab, hostile, model_id, lang):
         shown = page.locator('[data-testid="diagnostics"]').text_content()
         assert all(text in shown for text in texts) and "<script>" in shown, texts
         assert_inert(page)
+    if "hints" in surfaces:  # comments of the command, which _go compared whole
+        flat, texts = surfaces["hints"]
+        _go(page, base, lang, model_id, flat, db)
+        command = page.locator('[data-testid="command"]').text_content()
+        # comments wrap at spaces, and a hint may have lines of its own: compared word by word
+        comments = " ".join(" ".join(line[1:].split()) for line in command.splitlines()
+                            if line.startswith("#"))
+        assert all(" ".join(text.split()) in comments for text in texts), texts
+        assert "<script>" in comments
+        assert_inert(page)
+    if "ruled" in surfaces:  # a rule's reason, in the option's title
+        flat, (axis, value, text) = surfaces["ruled"]
+        _go(page, base, lang, model_id, flat, db)
+        option = page.locator(f'[data-axis="{axis}"] [data-option="{value}"]')
+        assert option.get_attribute("title") == text and EVIL in text
+        assert_inert(page)
     if "effective" in surfaces:
         flat, (knob, text) = surfaces["effective"]
         _go(page, base, lang, model_id, flat, db)
@@ -181,8 +209,7 @@ def test_poisoned_playground_stays_inert(tab, hostile, model_id, lang):
         flat, greyed = surfaces["greyed"]
         _go(page, base, lang, model_id, flat, db)
         buttons = [(axis, value, text) for axis, value, text in greyed
-                   if page.locator(f'button[data-axis="{axis}"], [data-axis="{axis}"] '
-                                   f'button[data-option="{value}"]').count()]
+                   if page.locator(f'[data-axis="{axis}"] button[data-option="{value}"]').count()]
         assert buttons, greyed
         axis, value, text = buttons[0]
         selector = f'[data-axis="{axis}"] button[data-option="{value}"]'
@@ -233,3 +260,12 @@ def test_poisoned_static_page_has_no_live_markup(browser, hostile, model_id, lan
         assert page.locator(".recipe-playground").count() == 1
     finally:
         context.close()
+
+
+def test_the_walk_reaches_every_kind_of_poisoned_text_in_some_model(db):
+    """The kinds ``_surfaces`` looks for are each found in some model's data (a model may lack
+    some: a model whose cells show no caveat), so none of the checks above is dead code."""
+    found = set()
+    for model_id in MODELS:
+        found |= set(_surfaces(db, model_id, "en"))
+    assert found == {"caveats", "diagnostics", "hints", "ruled", "effective", "greyed"}

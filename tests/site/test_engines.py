@@ -272,26 +272,27 @@ def _search(page, engine: str, query: str) -> list[str]:
         expect(status).to_have_text(_ZENSICAL_SETTLED, timeout=60000)
         items = page.locator("dialog ol[role=listbox] > li")
         results = "dialog ol[role=listbox] a[href]"
-    # ten results at a time, the next ten as the list's end scrolls into view: all of them.
-    # Material's count names documents, some of which it draws in another's group, so its
-    # list may end short of the count: scroll until the list stops growing.
+    # the first ten results, more each time the list's end comes into view as the reader
+    # scrolls (Material draws four at a time, Zensical ten): scroll until all are drawn
     total = int((re.findall(r"\d+", status.text_content()) or ["0"])[0])
-    patience = 15 if engine == "mkdocs" else 50  # ticks of 200 ms: Material draws at once
-    for _ in range(total // 10 + 1):
+    stalls = 0
+    while items.count() < total and stalls < 3:
         shown = items.count()
-        if shown >= total:
-            break
-        # the wheel over the list, as a reader scrolls: when the first ten fit in the
-        # dialog, bringing the last into view scrolls nothing and loads nothing more
+        # the wheel over the list, as a reader scrolls: a little up, then down past the end
+        # (already at the end, a wheel down alone scrolls nothing, so nothing more is drawn)
         items.last.scroll_into_view_if_needed()
         items.last.hover()
-        page.mouse.wheel(0, 2000)
-        for _tick in range(patience):  # until the next ten are drawn
+        page.mouse.wheel(0, -300)
+        page.wait_for_timeout(200)
+        page.mouse.wheel(0, 3000)
+        for _tick in range(50):  # until more are drawn (10 s at most)
             if items.count() > shown:
+                stalls = 0
                 break
             page.wait_for_timeout(200)
         else:
-            break
+            stalls += 1
+    assert items.count() == total, f"{query!r}: {items.count()} of {total} results drawn"
     hrefs = page.eval_on_selector_all(results, "els => els.map(e => e.href)")
     page.keyboard.press("Escape")
     return list(dict.fromkeys(re.sub(r"^https?://[^/]+|[?#].*$", "", h) for h in hrefs))

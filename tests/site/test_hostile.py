@@ -47,7 +47,7 @@ def _live_markup(doc: str) -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def hostile(hostile_site):
     """The site built from the poisoned copy of recipes/, and the flag each model's poisoned
     value went to."""
@@ -73,8 +73,7 @@ def test_html_from_data_is_escaped_in_the_pages(hostile, model_id, lang):
     doc = _pages(site, lang, model_id, "index.html")
     shown = [key for key in _own_keys(model_id, lang) if f" {key} " in doc]
     assert shown, "none of the model's own poisoned texts is on its pages"
-    shared = _own_keys("catalog", lang)
-    assert [key for key in shared if f" {key} " in doc], "none of the catalog's texts either"
+    assert " table.hardware " in doc and " table.status " in doc  # the tables' headings too
     live = _live_markup(doc)
     assert live == [], live[:5]
     assert "&lt;script&gt;" in doc
