@@ -288,7 +288,8 @@ class Stage:
             target.write_text(head + body, encoding="utf-8")
         templates.page_done()  # the engine runs next: no model's tables are needed there
         if only is None and not problems:  # (a page that failed may be the one publishing)
-            problems += unpublished_results(db, templates.site.published, language.lang)
+            problems += unpublished_results(db, templates.site.published, language.lang,
+                                            self.trees[-1][1])  # (recipes/: the last tree)
         if problems:
             raise StageFailed("\n".join(problems))
         if only is None:
@@ -495,11 +496,12 @@ _KEPT = re.compile(r"(<(pre|textarea|script)\b.*?</\2>)", re.S)
 _INDENT = re.compile(r">[ \t]*\n\s*<")
 
 
-def unpublished_results(db, published: set[str], lang: str) -> list[str]:
+def unpublished_results(db, published: set[str], lang: str, recipes: str) -> list[str]:
     """A model's ``benchmarks.yaml`` that no page of the language renders with the
     ``benchmarks`` macro: its results would be left off the site with no word. One line each,
-    naming the file and the page that would publish them."""
-    return [f"recipes/{model_id}/benchmarks.yaml: no page of the {lang} site publishes these "
+    naming the file (in ``recipes``, the recipes folder as messages name it: ``Stage._trees``)
+    and the page that would publish them."""
+    return [f"{recipes}/{model_id}/benchmarks.yaml: no page of the {lang} site publishes these "
             f"results: write docs/{lang}/models/{model_id}/benchmarks.md with "
             f"{{{{ benchmarks(\"{model_id}\") }}}} and give it a nav line (the guide's "
             f"\"The benchmarks page\")"

@@ -113,15 +113,19 @@ def test_search_index_finds_the_kimi_page(built_site, lang, word):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_machine_readable_outputs(built_site, lang):
+def test_machine_readable_outputs(built_site, db, lang):
     root = built_site / LANGS[lang]
     llms = (root / "llms.txt").read_text(encoding="utf-8")
-    for part in ("", *subpages("kimi-k3")):
-        assert f"(models/kimi-k3/{part}index.md)" in llms, part
+    for model_id in MODELS:  # every page of every model, and its cells in the export
+        for part in ("", *subpages(model_id)):
+            assert f"(models/{model_id}/{part}index.md)" in llms, (model_id, part)
+        export = json.loads((root / f"assets/recipes/{model_id}.{lang}.json").read_text())
+        assert export["lang"] == lang
+        assert len(export["cells"]) == len(db.model(model_id).cells), model_id
     md = model_markdown(built_site, lang)
     assert "sglang serve" in md and "{{" not in md
     export = json.loads((root / f"assets/recipes/kimi-k3.{lang}.json").read_text())
-    assert export["lang"] == lang and len(export["cells"]) == 50
+    assert len(export["cells"]) == 50  # the seed's cells
 
 
 
