@@ -75,7 +75,8 @@ def _text(value) -> str:
     return str(value)
 
 
-_READ: dict[tuple, Config] = {}  # a page's blocks name the same file again and again
+# a page's blocks name the same file again and again
+_READ: dict[tuple, tuple[Catalog, Config]] = {}
 
 
 def read(path: Path, shown: str, catalog: Catalog) -> Config:
@@ -85,13 +86,16 @@ def read(path: Path, shown: str, catalog: Catalog) -> Config:
         key = (str(path), stat.st_mtime_ns, stat.st_size, shown, id(catalog))
     except OSError:
         key = None
-    hit = _READ.get(key) if key is not None else None
-    if hit is None:
-        hit = _read(path, shown, catalog)
-        if key is not None:
-            if len(_READ) > 256:
-                _READ.clear()
-            _READ[key] = hit
+    # the catalog is kept with its result and compared, so a catalog freed since (another
+    # database's) cannot lend its id, and its reading, to a new one
+    held = _READ.get(key) if key is not None else None
+    if held is not None and held[0] is catalog:
+        return held[1]
+    hit = _read(path, shown, catalog)
+    if key is not None:
+        if len(_READ) > 256:
+            _READ.clear()
+        _READ[key] = (catalog, hit)
     return hit
 
 

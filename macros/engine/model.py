@@ -113,8 +113,7 @@ def branch_value_problem(spec: FlagSpec, values: tuple[str, ...],
 def branch_in(model, image: str | None) -> dict[str, dict]:
     """The model's branch values that hold in a command for ``image`` (None: a stock release
     chosen instead of the image's, where none holds): those naming that image, and those that
-    name none (the model's branch, wherever it runs). One object per model and image (the
-    releases' memo keys on it)."""
+    name none (the model's branch, wherever it runs). One object per model and image."""
     table = model.cache.setdefault("branch_in", {})
     if image not in table:
         out: dict[str, dict] = {}

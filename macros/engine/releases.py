@@ -150,7 +150,11 @@ class Releases:
     def _mask(self, flag: Flag, branch: dict | None) -> int:
         """The releases that accept ``flag``, one bit per release (oldest first); a flag
         repeats across commands, so each is worked out once."""
-        key = (flag.name, flag.values, id(branch))
+        # keyed by what ``accepts`` reads of the branch (whether it reads every value), never
+        # by the dict's identity: a freed dict's id is reused by another with other values
+        read = bool(branch and flag.values
+                    and all(v in branch.get(flag.name, {}) for v in flag.values))
+        key = (flag.name, flag.values, read)
         mask = self._masks.get(key)
         if mask is None:
             mask = sum(1 << i for i, v in enumerate(self.order) if self.accepts(v, flag, branch))

@@ -18,6 +18,7 @@ from macros.engine.catalog import value_problem
 from macros.engine.check import check_text
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
+from macros.engine.flags import Flag
 from macros.site.export import export_model
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
@@ -210,3 +211,21 @@ def test_a_branch_value_naming_no_branch_image_of_the_model_is_a_load_error(reci
         load_database(recipes_copy)
     assert "example.org/not-an-image:of-this-model' is not a branch image" in str(exc.value)
     assert "model.yaml:" in str(exc.value)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_the_releases_that_take_a_value_follow_the_branch_values_not_the_dicts_identity(
+        db, model_id):
+    """What a release takes is remembered per flag and value; the branch values asked with
+    it are part of that memory by what they hold. A dict freed and its id taken by another,
+    or one dict that gains a value, must not answer with what the old one held (a parity run
+    saw a stock release take a branch value that way, after a copied database was freed)."""
+    releases = db.serving(db.model(model_id)).releases
+    flag_name = unused_choice_flag(db, model_id)
+    flag = Flag(flag_name, (BRANCH_VALUE,))
+    branch: dict = {}
+    assert releases.taking(flag, branch) == []
+    branch[flag_name] = {BRANCH_VALUE: "a test branch"}  # the same dict, the same id
+    having = [v for v in releases.order if releases.catalog(v).lookup(flag_name).spec]
+    assert having and releases.taking(flag, branch) == having
+    assert releases.taking(flag, {}) == []
