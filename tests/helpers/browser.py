@@ -105,6 +105,89 @@ def chromium():
                     context.close()
 
 
+class Lease:
+    """A page of this process's kept tabs, lent to one test (``lease``): the handlers the
+    test adds with ``on`` are taken off again and the page goes back, cleaned, at ``close``."""
+
+    def __init__(self, key: tuple, context, page):
+        self.key, self.context, self.page = key, context, page
+        self._handlers: list[tuple[str, object]] = []
+
+    def on(self, event: str, handler) -> None:
+        self.page.on(event, handler)
+        self._handlers.append((event, handler))
+
+    def close(self) -> None:
+        page, self.page = self.page, None
+        if page is None:
+            return
+        for event, handler in self._handlers:
+            page.remove_listener(event, handler)
+        self._handlers.clear()
+        if _clean(page, self.key[0]):
+            _IDLE.setdefault(self.key, []).append((self.context, page))
+
+
+# Pages kept between tests, by (site, viewport, touch): a new tab costs Chromium a renderer
+# process, the theme's and the Playground's scripts compiled again and the site fetched again,
+# about 1.7 CPU-seconds more than the same page opened in a tab it had before (bench: 2.8
+# against 1.0-1.1 CPU-s a model page, on this 2-core machine). The contexts are the module's:
+# ``chromium()`` closes them when the module ends, and a closed one is never lent.
+_IDLE: dict[tuple, list] = {}
+_CLEAR = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }"
+
+
+def lease(browser, base: str, viewport: dict, touch: bool = False, beside: Lease | None = None
+          ) -> Lease:
+    """A tab on ``base`` at ``viewport`` (a phone's with touch), blank, with no storage,
+    cookies or handlers left by an earlier test (each test that took it returned it through
+    ``Lease.close``): what a reader has in a tab of their own. ``beside``: a tab of the same
+    browser profile as that one (they share storage, as a reader's tabs do). Clipboard access
+    is granted, as the copy buttons need it. A test that routes requests, adds init scripts,
+    emulates media or counts what the page fetched from a cold cache opens a context of its
+    own instead."""
+    key = (base, viewport["width"], viewport["height"], touch)
+    idle = _IDLE.setdefault(key, [])
+    for i in reversed(range(len(idle))):
+        context, page = idle[i]
+        if page.is_closed() or context not in browser.contexts:
+            del idle[i]
+        elif beside is None or context is beside.context:
+            del idle[i]
+            if page.viewport_size != viewport:  # a test may have resized it
+                page.set_viewport_size(dict(viewport))
+            return Lease(key, context, page)
+    if beside is not None:
+        return Lease(key, beside.context, beside.context.new_page())
+    context = browser.new_context(viewport=dict(viewport), has_touch=touch, is_mobile=touch)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    return Lease(key, context, context.new_page())
+
+
+def _clean(page, base: str) -> bool:
+    """Leave ``page`` blank, its site's storage and cookies gone; False (and the page closed)
+    when that fails, as after a test that broke the page."""
+    try:
+        if page.is_closed():
+            return False
+        if page.url.startswith(base + "/"):
+            page.evaluate(_CLEAR)
+        page.goto("about:blank", timeout=5000)
+        session = page.context.new_cdp_session(page)
+        try:  # anything the page wrote while it unloaded
+            session.send("Storage.clearDataForOrigin", {
+                "origin": base, "storageTypes": "cookies,local_storage,indexeddb,cache_storage"})
+        finally:
+            session.detach()
+        return True
+    except Exception:  # noqa: BLE001 - a page that cannot be cleaned is not lent again
+        try:
+            page.close(run_before_unload=False)
+        except Exception:  # noqa: BLE001
+            pass
+        return False
+
+
 def stop_chromium() -> None:
     """Close the shared browser (tests/conftest.py calls it when the run ends)."""
     _Shared.stop()

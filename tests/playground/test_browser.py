@@ -16,6 +16,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from helpers.browser import lease
 from macros.engine.check import parse
 from macros.engine.selections import sample_playground
 
@@ -35,24 +36,25 @@ SCREENS = Path("/tmp/screens")
 
 
 class Tab:
-    """One browser context with its problems recorded (console errors, external requests)."""
+    """A reader's tab with its problems recorded (console errors, external requests): pages
+    lent from the process's kept tabs (``helpers.browser.lease``, 1280 x 900), given back
+    clean when the test ends."""
 
     def __init__(self, browser, base: str):
-        self.base = base
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+        self.browser, self.base = browser, base
         self.problems: list[str] = []
         self.local_requests = 0
-        self.pages = []
+        self.leases = []
 
     def new_page(self):
-        page = self.context.new_page()
-        page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
+        held = lease(self.browser, self.base, {"width": 1280, "height": 900},
+                     beside=self.leases[0] if self.leases else None)  # one profile
+        held.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
                 if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("request", self._request)
-        self.pages.append(page)
-        return page
+        held.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        held.on("request", self._request)
+        self.leases.append(held)
+        return held.page
 
     def _request(self, request) -> None:
         if request.url.startswith(self.base + "/"):
@@ -61,8 +63,9 @@ class Tab:
             self.problems.append(f"request to another host: {request.url}")
 
     def close(self) -> None:
-        """Close the context; fail if any page logged an error or left the local server."""
-        self.context.close()
+        """Give the pages back; fail if any page logged an error or left the local server."""
+        for held in self.leases:
+            held.close()
         assert not self.problems, ("the page logged errors or left the local server:\n"
                                    + "\n".join(self.problems))
 
@@ -160,6 +163,16 @@ def pressed(page) -> dict[str, str]:
         }
         return out;
     }""")
+
+
+# every axis of the selection (an object) has its option pressed or chosen in its list
+_PRESSED_ARE = """sel => Object.entries(sel).every(([axis, option]) => {
+    const g = document.querySelector(`.recipe-playground [data-axis="${axis}"]`);
+    if (!g || g.hidden) return false;
+    const b = g.querySelector('[data-option][aria-pressed="true"]');
+    const list = g.querySelector('select.rp-select--options');
+    return (b ? b.dataset.option : list && list.value) === option;
+})"""
 
 
 def hash_of(url: str) -> dict[str, str]:
@@ -380,6 +393,10 @@ def test_random_selections_via_the_hash(tab, cli, db, model_id):
         page.goto(tab.base + page_of("en", model_id) + "#" + urlencode(selection))
         page.wait_for_selector(".recipe-playground[data-mounted=ready]")
         wait_text(page, "command", expected(cli, selection, model_id=model_id)["command"])
+        try:  # the selectors may show it a moment after the command (a busy machine)
+            page.wait_for_function(_PRESSED_ARE, arg=selection, timeout=5000)
+        except Exception:
+            pass
         chosen = pressed(page)
         assert {k: chosen.get(k) for k in selection} == selection
 
@@ -618,9 +635,9 @@ _WIDEST = """() => {
 @pytest.mark.parametrize("model_id", MODELS)
 def test_no_model_page_is_wider_than_a_phone(browser, site, model_id, lang):
     """At 390 px nothing pushes the page sideways: wide tables and code scroll in their box."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context = lease(browser, site, {"width": 390, "height": 844})
     try:
-        page = context.new_page()
+        page = context.page
         page.goto(site + page_of(lang, model_id))
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         seen = page.evaluate(_WIDEST)
@@ -657,9 +674,9 @@ def test_the_quick_start_shows_selectors_and_command_on_the_first_screen(browser
     all on the screen as the page opens; the model's facts are above them. A picture is saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     model = db.model(model_id)
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context = lease(browser, site, {"width": 1440, "height": 900})
     try:
-        page = context.new_page()
+        page = context.page
         page.goto(site + page_of(lang, model_id))
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         seen = page.evaluate(_ON_SCREEN, model.dimensions[1:3])
@@ -705,11 +722,10 @@ def test_after_every_click_the_commands_top_edge_is_on_screen(browser, site, lan
     brings the command's top edge back (the bar then goes). Pictures after the clicks are saved."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    context = lease(browser, site, {"width": width, "height": height})
     top_js = "() => document.querySelector('.rp-block--command').getBoundingClientRect().top"
     try:
-        page = context.new_page()
+        page = context.page
         page.goto(site + page_of(lang))
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         header = page.evaluate("() => document.querySelector('.md-header')"

@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from helpers.browser import lease
 
 from macros.engine.selections import resolve_all
 from macros.site import deploy
@@ -93,11 +94,10 @@ def test_deploy_as_follows_the_release_select(site, db, cli):
     release = next(v for v in db.releases.order if v != res.sglang_default)
     sets = [a for k, v in flat.items() for a in ("--set", f"{k}={v}")]
     with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
-        page = context.new_page()
+        context = lease(browser, site, {"width": 1280, "height": 900})
+        page = context.page
         errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        context.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{site}/models/{model_id}/#{urlencode({**flat, 'sglang': release})}")
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
         assert page.input_value('[data-testid="sglang"]') == release

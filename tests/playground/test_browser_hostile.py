@@ -150,7 +150,7 @@ def test_poisoned_playground_stays_inert(tab, hostile, model_id, lang):
         dialogs.append(f"{dialog.type}: {dialog.message}")
         dialog.dismiss()
 
-    page.on("dialog", on_dialog)
+    tab.leases[-1].on("dialog", on_dialog)  # taken off when the tab gives the page back
     tab.open(lang, page=page, model_id=model_id)
     assert_inert(page)
     playground = page.locator(".recipe-playground")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.browser import lease
 from helpers.models import MODELS, subpages
 
 pytestmark = pytest.mark.browser
@@ -26,18 +27,25 @@ def home_of(lang: str) -> str:
 
 
 def _open(browser, base, path, viewport=DESKTOP, ready=True, blocked=(), idle=False):
-    """A new tab on ``path`` (``blocked``: URL patterns it never gets, as if still loading).
-    It returns at the page's load event; ``idle`` waits until the network has been quiet for
-    half a second as well, for a test about what the page requested (or had not yet)."""
-    context = browser.new_context(viewport=viewport, has_touch=viewport is PHONE,
-                                  is_mobile=viewport is PHONE)
-    for pattern in blocked:
-        context.route(pattern, lambda route: route.abort())
-    page = context.new_page()
+    """A tab on ``path`` (``blocked``: URL patterns it never gets, as if still loading), and
+    what to ``close`` when done. It returns at the page's load event; ``idle`` waits until the
+    network has been quiet for half a second as well, for a test about what the page
+    requested (or had not yet). A tab that blocks or counts requests is a new context, so
+    nothing comes from an earlier test's cache; the others are lent (``helpers.browser``)."""
+    if blocked or idle:
+        context = browser.new_context(viewport=viewport, has_touch=viewport is PHONE,
+                                      is_mobile=viewport is PHONE)
+        for pattern in blocked:
+            context.route(pattern, lambda route: route.abort())
+        page = context.new_page()
+        on = page.on
+    else:
+        context = lease(browser, base, viewport, touch=viewport is PHONE)
+        page, on = context.page, context.on
     requested: list[str] = []
     errors: list[str] = []
-    page.on("request", lambda r: requested.append(r.url[len(base):]))
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    on("request", lambda r: requested.append(r.url[len(base):]))
+    on("pageerror", lambda e: errors.append(str(e)))
     page.goto(base + path, wait_until="networkidle" if idle else "load")
     if ready:
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=20000)

@@ -10,6 +10,7 @@ import subprocess
 from urllib.parse import urlencode
 
 import pytest
+from helpers.browser import lease
 
 from helpers.models import MODELS
 from macros.engine.effects import command_key, same_command
@@ -112,9 +113,9 @@ def test_the_playground_says_which_options_give_the_same_command(browser, site, 
         found[model.key(cell.match)] = (cell, same_command(db, sel, resolve(db, sel, strict=False)))
     named = [(c, s) for c, s in found.values() if s]
     plain = next(c for c, s in found.values() if not s)
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context = lease(browser, site, {"width": 1440, "height": 900})
     try:
-        page = context.new_page()
+        page = context.page
         base = site + (f"/models/{model_id}/" if lang == "en" else f"/{lang}/models/{model_id}/")
         for cell, same in named[:1]:
             page.goto(base + "#" + urlencode(cell.match))
