@@ -86,8 +86,8 @@ def read(path: Path, shown: str, catalog: Catalog) -> Config:
         key = (str(path), stat.st_mtime_ns, stat.st_size, shown, id(catalog))
     except OSError:
         key = None
-    # the catalog is kept with its result and compared, so a catalog freed since (another
-    # database's) cannot lend its id, and its reading, to a new one
+    # the catalog is kept with its result: while the entry lives no other catalog (another
+    # database's) can take its id, and so its reading; the identity check says so outright
     held = _READ.get(key) if key is not None else None
     if held is not None and held[0] is catalog:
         return held[1]
