@@ -41,8 +41,9 @@ ROOT = HERE.parent
 PY = sys.executable
 # The order models are added in: the two the project started with, then the two of issue #22.
 MODELS = ["kimi-k3", "deepseek-v4", "qwen3.8-flash-next", "minimax-h3"]
-_NAV_MODEL = re.compile(r"^(?P<indent>\s*)- [^\n]*:\n(?:(?P=indent)\s+- models/(?P<id>[^/\s]+?)"
-                        r"(?:\.md|/commands\.md)\n)+", re.M)
+_NAV_MODEL = re.compile(r"^(?P<indent>\s*)- [^\n]*:\n"
+                        r"(?P=indent)\s+- models/(?P<id>[^/\s]+?)(?:\.md|/\S+\.md)\n"
+                        r"(?:(?P=indent)\s+- models/(?P=id)(?:\.md|/\S+\.md)\n)*", re.M)
 
 
 def project_with(models: list[str], tmp: Path) -> Path:
@@ -111,7 +112,7 @@ def weight(root: Path, model: str) -> dict:
             "r = u.module_from_spec(s); s.loader.exec_module(r);"
             "import statistics\nfrom helpers.browser import chromium, serve\n"
             "with serve(sys.argv[3]) as base, chromium() as b:\n"
-            " runs = [r.transfer(b, base, sys.argv[4:]) for _ in range(3)]\n"
+            " runs = [r.transfer(b, base, sys.argv[4:])[0] for _ in range(3)]\n"
             " print(json.dumps({p: statistics.median(x[p] for x in runs) for p in runs[0]}))")
     pages = [f"/models/{model}/", f"/ko/models/{model}/"]
     proc = subprocess.run([PY, "-c", code, str(ROOT), str(HERE / "reader.py"), str(site), *pages],
