@@ -48,16 +48,43 @@ class Rewrite:
     back: bool = False  # read back: the release lacks the new spelling, so the old one stands
 
 
+# What the releases make of flags, kept across the Releases read from the same bytes (the
+# loader's digest of the catalog folder, with the package): the catalog of each release but the
+# pinned one, and which releases take a flag's values. A fresh load (the live preview's at each
+# edit, the tests' copies) would build each release's catalog from the history again.
+KEPT_RELEASES = 8
+_kept: dict[tuple[bytes, str], tuple[dict, dict, dict]] = {}
+
+
+def _kept_memo(kept: bytes | None, package: str) -> tuple[dict, dict, dict]:
+    if kept is None:
+        return {}, {}, {}
+    memo = _kept.get((kept, package))
+    if memo is None:
+        while _kept and len(_kept) >= KEPT_RELEASES:
+            del _kept[next(iter(_kept))]  # the oldest
+        memo = _kept[(kept, package)] = ({}, {}, {})
+    return memo
+
+
 class Releases:
     """Every release of the history, oldest first, with the pinned catalog among them."""
 
-    def __init__(self, history: dict, pinned: Catalog, migrations: list[Migration]):
+    def __init__(self, history: dict, pinned: Catalog, migrations: list[Migration],
+                 kept: bytes | None = None):
+        """``kept``: a digest of every byte the history and ``pinned`` were read from (the
+        loader's), under which the release catalogs and the answers of ``accepts`` are shared
+        with every other Releases read from the same bytes; None: kept by this one only."""
         self.history = history
         self.reader = History(history, pinned.package)
         self.pinned = pinned
         self.order = list(self.reader.order)
         self.migrations = migrations
-        self._catalogs: dict[str, Catalog] = {pinned.version: pinned}
+        # every release's catalog but the pinned one (``pinned``, this load's own object)
+        self._catalogs: dict[str, Catalog]
+        self._accepts: dict[tuple, bool]
+        self._masks: dict[tuple, int]
+        self._catalogs, self._accepts, self._masks = _kept_memo(kept, pinned.package)
         if pinned.version in self.reader.order:  # the pinned file leaves out where argparse
             at = self.reader.at(pinned.version)  # stores a flag; the history records it
             for name, spec in list(pinned.flags.items()):
@@ -65,8 +92,6 @@ class Releases:
                 if dest and not spec.dest:
                     pinned.flags[name] = dataclasses.replace(spec, dest=dest)
             pinned._index()
-        self._accepts: dict[tuple, bool] = {}
-        self._masks: dict[tuple, int] = {}
         self._facts: dict[tuple, object] = {}  # every command asks the same few facts again
         # when a verification record goes stale (verification.yaml): the releases it may fall
         # behind the newest, and the facts of a flag that make its meaning
@@ -106,6 +131,8 @@ class Releases:
 
     def catalog(self, version: str) -> Catalog:
         """The catalog of one release, as argparse there reads flags."""
+        if version == self.pinned.version:
+            return self.pinned
         if version not in self._catalogs:
             flags: dict[str, FlagSpec] = {}
             for name, entry in self.reader.section("flags", version).items():

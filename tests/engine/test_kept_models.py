@@ -1,0 +1,133 @@
+"""Loading a database again (the live preview at each edit, the MCP server, the tests' copies)
+reads and validates only the models whose bytes changed: a model read cleanly before is handed
+out again as a fresh copy at its own folder, and the releases' catalogs are shared between loads
+of the same catalog bytes. What is handed out equals what a first reading gives."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers.models import MODELS
+from macros.engine import database, releases as releases_module
+from macros.engine.database import load_database
+from macros.engine.errors import RecipeError
+from macros.engine.resolve import resolve
+from macros.engine.selection import Selection
+from macros.engine.validate import Validator
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / name / "recipes"
+    shutil.copytree(ROOT / "recipes", target)
+    return target
+
+
+@pytest.fixture
+def validated(monkeypatch):
+    """The ids of the models the loads validate (read afresh), in order."""
+    seen: list[str] = []
+    real = Validator.run
+
+    def run(self):
+        seen.append(self.m.id)
+        return real(self)
+    monkeypatch.setattr(Validator, "run", run)
+    return seen
+
+
+def _commands(db, model_id: str) -> list[dict]:
+    """Every cell's resolution, whole."""
+    model = db.model(model_id)
+    out = []
+    for cell in model.cells:
+        res = resolve(db, Selection(model.id, dict(cell.match)), strict=False)
+        out.append(res.model_dump(mode="json"))
+    return out
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_kept_model_is_a_fresh_copy_at_its_own_folder_and_resolves_as_a_first_reading(
+        model_id, tmp_path, monkeypatch, validated):
+    first, second = _copy(tmp_path, "a"), _copy(tmp_path, "b")
+    a = load_database(first)
+    model = a.model(model_id)
+    whole = len(model.cells)
+    model.cells.pop()  # what a caller does to its copy stays in its copy
+    model.cache["planted"] = True
+    validated.clear()
+    b = load_database(second)
+    kept = b.model(model_id)
+    assert model_id not in validated  # handed out again, not read again
+    assert kept is not model and kept.dir == second / model_id
+    assert len(kept.cells) == whole and "planted" not in kept.cache
+    monkeypatch.setattr(database, "KEPT_MODELS", 0)
+    monkeypatch.setattr(database, "_kept_models", {})
+    monkeypatch.setattr(releases_module, "_kept", {})
+    fresh = load_database(_copy(tmp_path, "c"))
+    assert model_id in validated
+    assert _commands(b, model_id) == _commands(fresh, model_id)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_only_the_model_whose_files_changed_is_read_again(model_id, tmp_path, validated):
+    recipes = _copy(tmp_path, "a")
+    load_database(recipes)
+    text = recipes / model_id / "text.en.yaml"
+    data = yaml.safe_load(text.read_text(encoding="utf-8"))
+    key = next(iter(data))
+    data[key] = "An edited text."
+    text.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    validated.clear()
+    db = load_database(recipes)
+    assert validated == [model_id]
+    assert db.model(model_id).text["en"][key] == "An edited text."
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_catalog_edit_reads_every_model_again_and_finds_what_it_breaks(model_id, tmp_path,
+                                                                        validated):
+    """The model's files are the bytes of a clean reading, but a platform it names is gone from
+    the catalog: the load reports it in the model's files."""
+    recipes = _copy(tmp_path, "a")
+    load_database(recipes)
+    hw_id = load_database(recipes).model(model_id).cells[0].match["hw"]
+    hardware = recipes / "catalog" / "hardware.yaml"
+    doc = yaml.safe_load(hardware.read_text(encoding="utf-8"))
+    doc["platforms"] = [p for p in doc["platforms"] if p["id"] != hw_id]
+    hardware.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False),
+                        encoding="utf-8")
+    validated.clear()
+    with pytest.raises(RecipeError) as exc:
+        load_database(recipes)
+    assert sorted(set(validated)) == MODELS
+    assert any(p.file.startswith(f"recipes/{model_id}/") and hw_id in p.message
+               for p in exc.value.problems), exc.value.problems
+
+
+def test_releases_share_their_catalogs_only_with_loads_of_the_same_bytes(tmp_path):
+    """A flag dropped from the history (one no release keeps to the pinned one, so no model
+    writes it) is gone from every release's catalog at the next load, not shared from the
+    load before."""
+    recipes = _copy(tmp_path, "a")
+    a, b = load_database(recipes), load_database(_copy(tmp_path, "b"))
+    old = a.releases.order[0]
+    assert old != a.releases.pinned.version
+    assert a.releases.catalog(old) is b.releases.catalog(old)
+    history_file = recipes / "catalog" / "sglang-history.json"
+    history = json.loads(history_file.read_text(encoding="utf-8"))
+    flags = history["packages"][a.catalog.package]["flags"]
+    gone = next(name for name in flags if a.catalog.lookup(name).spec is None
+                and a.releases.catalog(old).lookup(name).kind == "exact")
+    del flags[gone]
+    history_file.write_text(json.dumps(history), encoding="utf-8")
+    c = load_database(recipes)
+    assert c.releases.catalog(old) is not a.releases.catalog(old)
+    assert c.releases.catalog(old).lookup(gone).spec is None
+    assert a.releases.catalog(old).lookup(gone).kind == "exact"
