@@ -144,11 +144,13 @@ class Catalog:
     _names: dict[str, tuple[FlagSpec, str]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, path: Path, source: str, history: dict | None = None) -> "Catalog":
-        """The catalog file at ``path``; a release with an env registry has a deprecated set
-        too, which the flag history (``history``, parsed by the caller) holds."""
+    def load(cls, path: Path, source: str, history: dict | None = None,
+             text: str | None = None) -> "Catalog":
+        """The catalog file at ``path`` (its ``text``, if the caller read it); a release with an
+        env registry has a deprecated set too, which the flag history (``history``, parsed by
+        the caller) holds."""
         path = Path(path)
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8") if text is None else text)
         flags = {f["name"]: FlagSpec.from_json(f, source) for f in data["flags"]}
         env = {e["name"]: e for e in data.get("env", [])}
         cat = cls(data["package"], data["version"], flags, env,
@@ -160,6 +162,14 @@ class Catalog:
             cat.deprecated_env = _deprecated_env(History(history, cat.package), cat)
         cat._index()
         return cat
+
+    def copy(self) -> "Catalog":
+        """A catalog to complete (bounds, roles, a release's facts): its tables copied, the
+        specs (frozen) shared."""
+        return replace(self, flags=dict(self.flags), env=dict(self.env),
+                       deprecated_env=dict(self.deprecated_env),
+                       below=dict(self.below), roles=dict(self.roles),
+                       _names=dict(self._names))
 
     def _index(self) -> None:
         self._names.clear()

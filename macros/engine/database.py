@@ -9,19 +9,16 @@ compose commands (``resolve.py``) or print anything.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import pickle
 import re
-import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from macros.engine import bench_serving, yamlfile
+from macros.engine import bench_serving, kept, yamlfile
 from macros.engine.docker import option_problem
 from macros.engine.bounds import load_bounds
 from macros.engine.catalog import DIFFUSION_HISTORY, HISTORY, Catalog
@@ -118,7 +115,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     base = root.parent
     out = _Collector()
     catalog_dir = root / "catalog"
-    shared = _digest(catalog_dir)  # what the models and the releases read are kept by
+    shared = kept.folder_digest(catalog_dir)  # what the models and releases are kept by
     platforms: dict[str, Platform] = {}
     containers = None
     hw_doc = out.load(catalog_dir / "hardware.yaml", base)
@@ -165,20 +162,20 @@ def load_database(root: Path | str = RECIPES) -> Database:
         raise RecipeError([Problem(str(root), None, None,
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
-        key = _model_key(model_dir, shared)
-        model = _kept_model(key, model_dir)
+        key = kept.model_key(model_dir, MODEL_FILES, shared)
+        model = kept.kept_model(key, model_dir)
         if model is None:
             before = len(out.problems)
             model = _load_model(out, model_dir, base, platforms, clis, router, shared_text,
                                 bench, containers)
             # kept only if clean, and if no file changed while it was read
             if model and key is not None and len(out.problems) == before \
-                    and _model_key(model_dir, shared) == key:
-                _keep_model(key, shared, model)
+                    and kept.model_key(model_dir, MODEL_FILES, shared) == key:
+                kept.keep_model(key, shared, model)
         if model:
             models[model.id] = model
-    if shared is not None and _digest(catalog_dir) != shared:  # edited while it was read
-        forget(shared)
+    if shared is not None and kept.folder_digest(catalog_dir) != shared:  # edited meanwhile
+        kept.forget(shared)
     if not out.problems and not models:
         out.problems.append(Problem(_rel(root, base) + "/", None, None, "no model to publish: a "
                                     "model is a folder here with its model.yaml (see "
@@ -285,11 +282,16 @@ def _load_history(path: Path, base: Path) -> dict:
                                    "release's flags, environment registry and deprecated "
                                    "variables); run 'recipes catalog'")
                            for p in exc.problems]) from None
+    history = kept.histories.get((name, text))
+    if history is not None:
+        return history
     try:
-        return json.loads(text)
+        history = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
                                    "run 'recipes catalog'")]) from None
+    kept.keep(kept.histories, (name, text), history)
+    return history
 
 
 def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog,
@@ -353,123 +355,39 @@ def _load_staleness(out: _Collector, catalog_dir: Path, base: Path, releases: Re
 def _load_catalog(path: Path, source: str, base: Path, history: dict | None = None) -> Catalog:
     """A flag catalog; it is generated, so any problem means: regenerate it."""
     name = _rel(path, base)
-    yamlfile.read_text(path, name)  # OS and encoding problems, reported like any file's
+    text = yamlfile.read_text(path, name)  # OS and encoding problems, reported like any file's
+    # the history the catalog read is kept with it: a history read again from the same bytes
+    # is the same object (_load_history), another one is read again
+    hit = kept.catalogs.get((name, source, text))
+    if hit is not None and hit[0] is history:
+        return hit[1].copy()
     try:
-        return Catalog.load(path, source, history)
+        catalog = Catalog.load(path, source, history, text)
     except json.JSONDecodeError as exc:
         raise RecipeError([Problem(name, exc.lineno, exc.colno, f"not valid JSON ({exc.msg}); "
                                    "run 'recipes catalog'")]) from None
     except (OSError, KeyError, TypeError, AttributeError, ValueError) as exc:
         raise RecipeError([Problem(name, None, None, f"not a flag catalog ({type(exc).__name__}: "
                                    f"{exc}); run 'recipes catalog'")]) from None
+    kept.keep(kept.catalogs, (name, source, text), (history, catalog))
+    return catalog.copy()
 
 
 def _load_bench_releases(path: Path, base: Path, releases: Releases
                          ) -> bench_serving.BenchReleases:
     """The bench_serving arguments of every release, from the history ``releases`` read."""
     name = _rel(path, base)
+    hit = kept.bench.get(id(releases.history))  # the entry holds the history: its id stays
+    if hit is not None and hit[0] is releases.history:
+        return hit[1]
     try:
-        return bench_serving.load_releases(releases.history)
+        bench = bench_serving.load_releases(releases.history)
     except (KeyError, TypeError, AttributeError, ValueError, StopIteration) as exc:
         raise RecipeError([Problem(name, None, None, "not a flag history with bench_serving "
                                    f"arguments ({type(exc).__name__}: {exc}); run "
                                    "'recipes catalog'")]) from None
-
-
-# A model read and validated cleanly before, kept by a digest of every byte its reading
-# depended on: its own files and every file of the catalog folder (platforms, flag catalogs,
-# histories, bounds, shared texts). The live preview reloads the database at each edit, and the
-# tests load hundreds of copies that differ in one file: the models whose bytes did not change
-# are handed out again, each time as a fresh copy (the engine fills a model's cache, and a
-# caller may change what it gets), and only the changed one is read and validated. A model
-# with a problem is never kept, so its problems are reported at every load.
-KEPT_MODELS = 32
-# by key: the catalog's digest and the model as pickle's bytes (a fresh copy at each load;
-# the bytes are made here from the model just read and never leave the process)
-_kept_models: dict[bytes, tuple[bytes, bytes]] = {}
-MODEL_FILES = ("model", "cells", "overlays", "playground", "rules", "benchmarks",
-               *(f"text.{lang}" for lang in LANGS))
-
-
-def _file_digest(path: Path) -> bytes | None:
-    """A digest of a regular file's bytes; None if it is not one or cannot be read (opened as
-    ``yamlfile.read_text`` opens a file: a FIFO in its place does not block)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return hashlib.sha256(handle.read()).digest()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _digest(folder: Path) -> bytes | None:
-    """A digest of every file directly in ``folder`` (names and bytes); None if one cannot be
-    read (the load reports it)."""
-    h = hashlib.sha256()
-    try:
-        entries = sorted(folder.iterdir())
-    except OSError:
-        return None
-    for path in entries:
-        if path.is_dir():
-            continue
-        digest = _file_digest(path)
-        if digest is None:
-            return None
-        h.update(path.name.encode() + b"\0" + digest)
-    return h.digest()
-
-
-def _model_key(model_dir: Path, shared: bytes | None) -> bytes | None:
-    """The digest a model is kept by: the catalog folder's, the folder's name, and each file
-    the model's reading opens (absent or its bytes); None when one cannot be read."""
-    if shared is None:
-        return None
-    h = hashlib.sha256(shared + model_dir.name.encode() + b"\0")
-    for name in MODEL_FILES:
-        path = model_dir / f"{name}.yaml"
-        if not os.path.lexists(path):
-            h.update(b"-")
-            continue
-        digest = _file_digest(path)
-        if digest is None:
-            return None
-        h.update(b"+" + digest)
-    return h.digest()
-
-
-def forget(shared: bytes) -> None:
-    """Drop what was kept under the catalog folder's digest ``shared``."""
-    from macros.engine import releases
-
-    for key in [k for k, (digest, _) in _kept_models.items() if digest == shared]:
-        del _kept_models[key]
-    for key in [k for k in releases._kept if k[0] == shared]:
-        del releases._kept[key]
-
-
-def _kept_model(key: bytes | None, model_dir: Path) -> Model | None:
-    kept = _kept_models.get(key) if key is not None else None
-    if kept is None:
-        return None
-    model = pickle.loads(kept[1])
-    model.dir = model_dir
-    return model
-
-
-def _keep_model(key: bytes, shared: bytes, model: Model) -> None:
-    """Keep a copy of ``model`` as read, before the engine fills its cache."""
-    while _kept_models and len(_kept_models) >= KEPT_MODELS:
-        del _kept_models[next(iter(_kept_models))]  # the oldest
-    if KEPT_MODELS:
-        _kept_models[key] = (shared, pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    kept.keep(kept.bench, id(releases.history), (releases.history, bench))
+    return bench
 
 
 def cached_database(root: str | None = None) -> Database:
@@ -547,10 +465,15 @@ def _keep_spelling(bench: BenchmarksFile, doc: yamlfile.Marked) -> None:
             keep(row, ("results", i, "measured", j, "values"), row.values)
 
 
+MODEL_DOCS = ("model", "cells", "overlays", "playground", "rules", "benchmarks")
+# every file a model's reading opens (_load_model, _load_text): a model is kept by their bytes
+MODEL_FILES = tuple(f"{name}.yaml" for name in (*MODEL_DOCS, *(f"text.{lang}" for lang in LANGS)))
+
+
 def _load_model(out, model_dir, base, platforms, clis, router, shared_text,
                 bench_releases, containers=None) -> Model | None:
     docs = {}
-    for name in ("model", "cells", "overlays", "playground", "rules", "benchmarks"):
+    for name in MODEL_DOCS:
         path = model_dir / f"{name}.yaml"
         if name == "benchmarks" and not os.path.lexists(path):  # a broken link is reported
             continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from macros.engine import kept as kept_store
 from macros.engine.catalog import Catalog, FlagSpec, value_problem
 from macros.engine.errors import Problem, RecipeError
 from macros.engine.flags import Flag
@@ -48,25 +49,6 @@ class Rewrite:
     back: bool = False  # read back: the release lacks the new spelling, so the old one stands
 
 
-# What the releases make of flags, kept across the Releases read from the same bytes (the
-# loader's digest of the catalog folder, with the package): the catalog of each release but the
-# pinned one, and which releases take a flag's values. A fresh load (the live preview's at each
-# edit, the tests' copies) would build each release's catalog from the history again.
-KEPT_RELEASES = 8
-_kept: dict[tuple[bytes, str], tuple[dict, dict, dict]] = {}
-
-
-def _kept_memo(kept: bytes | None, package: str) -> tuple[dict, dict, dict]:
-    if kept is None:
-        return {}, {}, {}
-    memo = _kept.get((kept, package))
-    if memo is None:
-        while _kept and len(_kept) >= KEPT_RELEASES:
-            del _kept[next(iter(_kept))]  # the oldest
-        memo = _kept[(kept, package)] = ({}, {}, {})
-    return memo
-
-
 class Releases:
     """Every release of the history, oldest first, with the pinned catalog among them."""
 
@@ -84,7 +66,8 @@ class Releases:
         self._catalogs: dict[str, Catalog]
         self._accepts: dict[tuple, bool]
         self._masks: dict[tuple, int]
-        self._catalogs, self._accepts, self._masks = _kept_memo(kept, pinned.package)
+        self._catalogs, self._accepts, self._masks = kept_store.release_memo(kept,
+                                                                             pinned.package)
         if pinned.version in self.reader.order:  # the pinned file leaves out where argparse
             at = self.reader.at(pinned.version)  # stores a flag; the history records it
             for name, spec in list(pinned.flags.items()):

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from helpers.models import MODELS
-from macros.engine import database, releases as releases_module
+from macros.engine import kept
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
 from macros.engine.resolve import resolve
@@ -63,13 +63,14 @@ def test_a_kept_model_is_a_fresh_copy_at_its_own_folder_and_resolves_as_a_first_
     model.cache["planted"] = True
     validated.clear()
     b = load_database(second)
-    kept = b.model(model_id)
+    again = b.model(model_id)
     assert model_id not in validated  # handed out again, not read again
-    assert kept is not model and kept.dir == second / model_id
-    assert len(kept.cells) == whole and "planted" not in kept.cache
-    monkeypatch.setattr(database, "KEPT_MODELS", 0)
-    monkeypatch.setattr(database, "_kept_models", {})
-    monkeypatch.setattr(releases_module, "_kept", {})
+    assert again is not model and again.dir == second / model_id
+    assert len(again.cells) == whole and "planted" not in again.cache
+    for name in ("models", "histories", "catalogs", "bench", "releases"):  # nothing kept
+        monkeypatch.setattr(kept, name, {})
+    monkeypatch.setattr(kept, "KEPT_MODELS", 0)
+    monkeypatch.setattr(kept, "KEPT", 0)
     fresh = load_database(_copy(tmp_path, "c"))
     assert model_id in validated
     assert _commands(b, model_id) == _commands(fresh, model_id)
@@ -131,3 +132,19 @@ def test_releases_share_their_catalogs_only_with_loads_of_the_same_bytes(tmp_pat
     assert c.releases.catalog(old) is not a.releases.catalog(old)
     assert c.releases.catalog(old).lookup(gone).spec is None
     assert a.releases.catalog(old).lookup(gone).kind == "exact"
+
+
+def test_a_kept_catalog_is_handed_out_as_a_copy_and_a_history_as_it_is(tmp_path):
+    """The bounds and the releases complete each load's catalog: what one load's catalog
+    is given or loses stays in that load. A history is only read, so it is shared."""
+    loads = [load_database(_copy(tmp_path, name)) for name in ("a", "b")]
+    names = len(loads[0].catalog.flags)
+    roles = dict(loads[0].catalog.roles)
+    assert names and roles
+    for db in loads:
+        db.catalog.flags.clear()
+        db.catalog.roles.clear()
+    c = load_database(_copy(tmp_path, "c"))
+    assert all(c.catalog is not db.catalog for db in loads)
+    assert len(c.catalog.flags) == names and c.catalog.roles == roles
+    assert c.releases.history is loads[0].releases.history

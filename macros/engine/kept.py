@@ -1,0 +1,141 @@
+"""What a database load keeps for the next load in the same process, by the bytes it read.
+
+The live preview reloads the database at each edit, the MCP server and a program using the
+engine may load several, and the tests load hundreds of copies that differ in one file. Each
+of them would otherwise parse hundreds of KB of generated JSON again, build every release's
+flag catalog from the history again, and read and validate every model again. Kept here, each
+under the bytes it came from (never under an object's identity alone, which a freed object
+passes on):
+
+- a model read and validated cleanly: by a digest of its own files and of every file of the
+  catalog folder, handed out as a fresh copy (the engine fills a model's cache, and a caller may
+  change what it gets); a model with a problem is never kept, so its problems are reported at
+  every load;
+- the flag histories (by name and text), handed out as they are: the engine only reads them;
+- the flag catalogs (by name, package and text, with the history they read), as a copy of
+  their tables: the bounds and the releases complete each load's catalog;
+- the bench_serving arguments of a history (with the history);
+- what the releases make of flags (each release's catalog, which releases take a value): by
+  the catalog folder's digest and the package (``releases.py`` asks ``release_memo``).
+
+Must not read or validate anything itself (``database.py`` does) or decide what is valid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+from pathlib import Path
+from typing import Any
+
+KEPT_MODELS = 32  # a model in memory is well under a megabyte as pickle's bytes
+KEPT = 8  # entries of each other store; the oldest goes first
+
+# key -> (the catalog folder's digest, the model as pickle's bytes: made here from the model
+# just read, never written anywhere, so they never come from outside the process)
+models: dict[bytes, tuple[bytes, bytes]] = {}
+histories: dict[tuple[str, str], dict] = {}
+catalogs: dict[tuple[str, str, str], tuple[dict | None, Any]] = {}
+bench: dict[int, tuple[dict, Any]] = {}  # by the history's id: the entry holds the history
+releases: dict[tuple[bytes, str], tuple[dict, dict, dict]] = {}
+
+
+def keep(store: dict, key, value) -> None:
+    limit = KEPT_MODELS if store is models else KEPT
+    while store and len(store) >= limit:
+        del store[next(iter(store))]  # the oldest
+    if limit:
+        store[key] = value
+
+
+def file_digest(path: Path) -> bytes | None:
+    """A digest of a regular file's bytes; None if it is not one or cannot be read (opened as
+    ``yamlfile.read_text`` opens a file: a FIFO in its place does not block)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return hashlib.sha256(handle.read()).digest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def folder_digest(folder: Path) -> bytes | None:
+    """A digest of every file directly in ``folder`` (names and bytes); None if one cannot be
+    read (the load reports it)."""
+    h = hashlib.sha256()
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return None
+    for path in entries:
+        if path.is_dir():
+            continue
+        digest = file_digest(path)
+        if digest is None:
+            return None
+        h.update(path.name.encode() + b"\0" + digest)
+    return h.digest()
+
+
+def model_key(model_dir: Path, files: tuple[str, ...], shared: bytes | None) -> bytes | None:
+    """The digest a model is kept by: the catalog folder's (``shared``), the folder's name, and
+    each of ``files`` (the files the model's reading opens: absent or its bytes); None when one
+    cannot be read."""
+    if shared is None:
+        return None
+    h = hashlib.sha256(shared + model_dir.name.encode() + b"\0")
+    for name in files:
+        path = model_dir / name
+        if not os.path.lexists(path):
+            h.update(b"-")
+            continue
+        digest = file_digest(path)
+        if digest is None:
+            return None
+        h.update(b"+" + digest)
+    return h.digest()
+
+
+def kept_model(key: bytes | None, model_dir: Path):
+    """A fresh copy of the model kept under ``key``, at ``model_dir``; None if none is."""
+    kept = models.get(key) if key is not None else None
+    if kept is None:
+        return None
+    model = pickle.loads(kept[1])
+    model.dir = model_dir
+    return model
+
+
+def keep_model(key: bytes, shared: bytes, model) -> None:
+    """Keep a copy of ``model`` as read, before the engine fills its cache."""
+    keep(models, key, (shared, pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)))
+
+
+def release_memo(shared: bytes | None, package: str) -> tuple[dict, dict, dict]:
+    """The tables ``Releases`` fills (each release's catalog, ``accepts``, the masks), shared by
+    every Releases read from the same catalog folder; fresh ones when ``shared`` is None."""
+    if shared is None:
+        return {}, {}, {}
+    memo = releases.get((shared, package))
+    if memo is None:
+        memo = ({}, {}, {})
+        keep(releases, (shared, package), memo)
+    return memo
+
+
+def forget(shared: bytes) -> None:
+    """Drop what was kept under the catalog folder's digest ``shared`` (a file changed while
+    the load read it)."""
+    for key in [k for k, (digest, _) in models.items() if digest == shared]:
+        del models[key]
+    for key in [k for k in releases if k[0] == shared]:
+        del releases[key]
