@@ -15,8 +15,8 @@ passes on):
 - the flag catalogs (by name, package and text, with the history they read), as a copy of
   their tables: the bounds and the releases complete each load's catalog;
 - the bench_serving arguments of a history (with the history);
-- what the releases make of flags (each release's catalog, which releases take a value): by
-  the catalog folder's digest and the package (``releases.py`` asks ``release_memo``).
+- what the releases make of flags (each other release's catalog, which of them take a value):
+  by the catalog folder's digest and the package (``releases.py`` asks ``release_memo``).
 
 Must not read or validate anything itself (``database.py`` does) or decide what is valid.
 """
@@ -39,7 +39,7 @@ models: dict[bytes, tuple[bytes, bytes]] = {}
 histories: dict[tuple[str, str], dict] = {}
 catalogs: dict[tuple[str, str, str], tuple[dict | None, Any]] = {}
 bench: dict[int, tuple[dict, Any]] = {}  # by the history's id: the entry holds the history
-releases: dict[tuple[bytes, str], tuple[dict, dict, dict]] = {}
+releases: dict[tuple[bytes, str], tuple[dict, dict]] = {}
 
 
 def keep(store: dict, key, value) -> None:
@@ -107,27 +107,34 @@ def model_key(model_dir: Path, files: tuple[str, ...], shared: bytes | None) -> 
 
 def kept_model(key: bytes | None, model_dir: Path):
     """A fresh copy of the model kept under ``key``, at ``model_dir``; None if none is."""
-    kept = models.get(key) if key is not None else None
+    kept = models.pop(key, None) if key is not None else None
     if kept is None:
         return None
+    models[key] = kept  # the newest now: the oldest goes first
     model = pickle.loads(kept[1])
     model.dir = model_dir
     return model
 
 
 def keep_model(key: bytes, shared: bytes, model) -> None:
-    """Keep a copy of ``model`` as read, before the engine fills its cache."""
-    keep(models, key, (shared, pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)))
+    """Keep a copy of ``model`` as read, before the engine fills its cache; a model pickle
+    cannot copy is not kept (and read again next time)."""
+    try:
+        data = pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return
+    keep(models, key, (shared, data))
 
 
-def release_memo(shared: bytes | None, package: str) -> tuple[dict, dict, dict]:
-    """The tables ``Releases`` fills (each release's catalog, ``accepts``, the masks), shared by
-    every Releases read from the same catalog folder; fresh ones when ``shared`` is None."""
+def release_memo(shared: bytes | None, package: str) -> tuple[dict, dict]:
+    """The tables ``Releases`` shares (the other releases' catalogs, what ``accepts`` answers
+    for them) with every Releases read from the same catalog folder; fresh ones when ``shared``
+    is None."""
     if shared is None:
-        return {}, {}, {}
+        return {}, {}
     memo = releases.get((shared, package))
     if memo is None:
-        memo = ({}, {}, {})
+        memo = ({}, {})
         keep(releases, (shared, package), memo)
     return memo
 

@@ -55,19 +55,23 @@ class Releases:
     def __init__(self, history: dict, pinned: Catalog, migrations: list[Migration],
                  kept: bytes | None = None):
         """``kept``: a digest of every byte the history and ``pinned`` were read from (the
-        loader's), under which the release catalogs and the answers of ``accepts`` are shared
-        with every other Releases read from the same bytes; None: kept by this one only."""
+        loader's), under which the other releases' catalogs and what ``accepts`` answers for
+        them are shared with every other Releases read from the same bytes; None: kept by this
+        one only. They are made from a copy of ``pinned`` taken here, so what a caller later
+        does to its database's catalog stays in that database."""
         self.history = history
         self.reader = History(history, pinned.package)
         self.pinned = pinned
         self.order = list(self.reader.order)
         self.migrations = migrations
-        # every release's catalog but the pinned one (``pinned``, this load's own object)
+        # every release's catalog but the pinned one (``pinned``, this load's own object), and
+        # what accepts answers for them: shared; the pinned release's answers and the masks
+        # (which read them): this load's
         self._catalogs: dict[str, Catalog]
         self._accepts: dict[tuple, bool]
-        self._masks: dict[tuple, int]
-        self._catalogs, self._accepts, self._masks = kept_store.release_memo(kept,
-                                                                             pinned.package)
+        self._catalogs, self._accepts = kept_store.release_memo(kept, pinned.package)
+        self._own: dict[tuple, bool] = {}
+        self._masks: dict[tuple, int] = {}
         if pinned.version in self.reader.order:  # the pinned file leaves out where argparse
             at = self.reader.at(pinned.version)  # stores a flag; the history records it
             for name, spec in list(pinned.flags.items()):
@@ -75,6 +79,7 @@ class Releases:
                 if dest and not spec.dest:
                     pinned.flags[name] = dataclasses.replace(spec, dest=dest)
             pinned._index()
+        self._base = pinned.copy()  # what the other releases' catalogs take from the pinned one
         self._facts: dict[tuple, object] = {}  # every command asks the same few facts again
         # when a verification record goes stale (verification.yaml): the releases it may fall
         # behind the newest, and the facts of a flag that make its meaning
@@ -118,22 +123,23 @@ class Releases:
             return self.pinned
         if version not in self._catalogs:
             flags: dict[str, FlagSpec] = {}
+            base = self._base
             for name, entry in self.reader.section("flags", version).items():
-                spec = FlagSpec.from_json(entry, self.pinned.package)
-                pinned = self.pinned.flags.get(name)
+                spec = FlagSpec.from_json(entry, base.package)
+                pinned = base.flags.get(name)
                 if pinned is not None:  # what flag-bounds.yaml adds to the pinned catalog
                     spec = dataclasses.replace(spec, bound=pinned.bound,
                                                env_choices=pinned.env_choices)
                 flags[name] = spec
             env = self.reader.section("env", version)
             # the variables read outside the registry (env_read), known for the pinned release
-            env.update({n: e for n, e in self.pinned.env.items() if "read" in e})
-            cat = Catalog(self.pinned.package, version, flags, env,
+            env.update({n: e for n, e in base.env.items() if "read" in e})
+            cat = Catalog(base.package, version, flags, env,
                           bool(self.reader.meta(version).get("allow_abbrev", True)),
-                          self.pinned.programs,
-                          below={k: v for k, v in self.pinned.below.items() if k in flags},
+                          base.programs,
+                          below={k: v for k, v in base.below.items() if k in flags},
                           roles={role: tuple(n for n in names if n in flags)
-                                 for role, names in self.pinned.roles.items()})
+                                 for role, names in base.roles.items()})
             cat._index()
             self._catalogs[version] = cat
         return self._catalogs[version]
@@ -142,13 +148,14 @@ class Releases:
         """Does release ``version`` know ``flag`` by this name and take its values (or values
         the model's branch reads, ``branch_values``)?"""
         key = (version, flag.name, flag.values)
-        if key not in self._accepts:
+        table = self._own if version == self.pinned.version else self._accepts
+        if key not in table:
             spec = self._spec(version, flag.name)
-            self._accepts[key] = spec is not None and value_problem(spec, flag.values) is None
-        if not self._accepts[key] and branch and flag.values \
+            table[key] = spec is not None and value_problem(spec, flag.values) is None
+        if not table[key] and branch and flag.values \
                 and all(v in branch.get(flag.name, {}) for v in flag.values):
             return self._spec(version, flag.name) is not None
-        return self._accepts[key]
+        return table[key]
 
     def _spec(self, version: str, name: str) -> FlagSpec | None:
         """The flag as argparse in ``version`` reads ``name``: by its name, an alias (0.5.13

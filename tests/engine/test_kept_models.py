@@ -29,6 +29,23 @@ def _copy(tmp_path: Path, name: str) -> Path:
     return target
 
 
+STORES = ("models", "histories", "catalogs", "bench", "releases")
+
+
+@pytest.fixture(autouse=True)
+def nothing_kept_yet(monkeypatch):
+    """Each test starts from empty stores: what it sees kept, its own loads kept."""
+    for name in STORES:
+        monkeypatch.setattr(kept, name, {})
+
+
+def _keep_nothing(monkeypatch) -> None:
+    for name in STORES:
+        monkeypatch.setattr(kept, name, {})
+    monkeypatch.setattr(kept, "KEPT_MODELS", 0)
+    monkeypatch.setattr(kept, "KEPT", 0)
+
+
 @pytest.fixture
 def validated(monkeypatch):
     """The ids of the models the loads validate (read afresh), in order."""
@@ -67,10 +84,7 @@ def test_a_kept_model_is_a_fresh_copy_at_its_own_folder_and_resolves_as_a_first_
     assert model_id not in validated  # handed out again, not read again
     assert again is not model and again.dir == second / model_id
     assert len(again.cells) == whole and "planted" not in again.cache
-    for name in ("models", "histories", "catalogs", "bench", "releases"):  # nothing kept
-        monkeypatch.setattr(kept, name, {})
-    monkeypatch.setattr(kept, "KEPT_MODELS", 0)
-    monkeypatch.setattr(kept, "KEPT", 0)
+    _keep_nothing(monkeypatch)
     fresh = load_database(_copy(tmp_path, "c"))
     assert model_id in validated
     assert _commands(b, model_id) == _commands(fresh, model_id)
@@ -116,8 +130,8 @@ def test_releases_share_their_catalogs_only_with_loads_of_the_same_bytes(tmp_pat
     """A flag dropped from the history (one no release keeps to the pinned one, so no model
     writes it) is gone from every release's catalog at the next load, not shared from the
     load before."""
-    recipes = _copy(tmp_path, "a")
-    a, b = load_database(recipes), load_database(_copy(tmp_path, "b"))
+    recipes, second = _copy(tmp_path, "a"), _copy(tmp_path, "b")
+    a, b = load_database(recipes), load_database(second)
     old = a.releases.order[0]
     assert old != a.releases.pinned.version
     assert a.releases.catalog(old) is b.releases.catalog(old)
@@ -131,7 +145,30 @@ def test_releases_share_their_catalogs_only_with_loads_of_the_same_bytes(tmp_pat
     c = load_database(recipes)
     assert c.releases.catalog(old) is not a.releases.catalog(old)
     assert c.releases.catalog(old).lookup(gone).spec is None
-    assert a.releases.catalog(old).lookup(gone).kind == "exact"
+    again = load_database(second)  # the old bytes: the old release catalog again
+    assert again.releases.catalog(old) is a.releases.catalog(old)
+    assert again.releases.catalog(old).lookup(gone).kind == "exact"
+
+
+def test_what_a_caller_does_to_its_catalog_stays_out_of_the_shared_release_catalogs(
+        tmp_path, monkeypatch):
+    """A release's catalog made after a caller emptied its database's pinned catalog is made
+    from the pinned catalog as loaded, and so is what the next load shares."""
+    a = load_database(_copy(tmp_path, "a"))
+    old = a.releases.order[0]
+    a.releases._catalogs.clear()  # as if no command of the load had asked for a release yet
+    a.releases._accepts.clear()
+    a.catalog.roles.clear()
+    a.catalog.flags.clear()
+    a.catalog._index()
+    made = a.releases.catalog(old)
+    b = load_database(_copy(tmp_path, "b"))
+    assert b.releases.catalog(old) is made
+    _keep_nothing(monkeypatch)
+    fresh = load_database(_copy(tmp_path, "c")).releases.catalog(old)
+    assert made.roles == fresh.roles and made.roles
+    assert {n: (s.bound, s.env_choices) for n, s in made.flags.items()} \
+        == {n: (s.bound, s.env_choices) for n, s in fresh.flags.items()}
 
 
 def test_a_kept_catalog_is_handed_out_as_a_copy_and_a_history_as_it_is(tmp_path):
