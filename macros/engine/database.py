@@ -161,6 +161,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     except OSError as exc:
         raise RecipeError([Problem(str(root), None, None,
                                    f"cannot list the recipes folder: {exc.strerror}")]) from None
+    keys: dict[str, bytes | None] = {}  # by model id: what the model is kept by
     for model_dir in (p for p in entries if p.is_dir() and p.name != "catalog"):
         key = kept.model_key(model_dir, MODEL_FILES, shared)
         model = kept.kept_model(key, model_dir)
@@ -174,8 +175,10 @@ def load_database(root: Path | str = RECIPES) -> Database:
                 kept.keep_model(key, shared, model)
         if model:
             models[model.id] = model
+            keys[model.id] = key
     if shared is not None and kept.folder_digest(catalog_dir) != shared:  # edited meanwhile
         kept.forget(shared)
+        keys.clear()
     if not out.problems and not models:
         out.problems.append(Problem(_rel(root, base) + "/", None, None, "no model to publish: a "
                                     "model is a folder here with its model.yaml (see "
@@ -198,7 +201,7 @@ def load_database(root: Path | str = RECIPES) -> Database:
     db = Database(root, platforms, containers, catalog, router, shared_text, models, releases,
                   bench, reader_values, clis)
     from macros.engine.validate import check_calculator_cells  # it composes commands: needs the database
-    check_calculator_cells(db, out, base)
+    check_calculator_cells(db, out, base, keys)
     if out.problems:
         raise RecipeError(out.problems)
     return db
@@ -295,11 +298,11 @@ def _load_history(path: Path, base: Path) -> dict:
 
 
 def _load_releases(out: _Collector, catalog_dir: Path, base: Path, catalog: Catalog,
-                   history: dict, kept: bytes | None = None) -> Releases:
+                   history: dict, shared: bytes | None = None) -> Releases:
     """The releases of the flag history and the migrations: each migration's flags are checked
     against the releases, so a misspelt one cannot silently rewrite nothing."""
     try:
-        releases = Releases(history, catalog, [], kept)
+        releases = Releases(history, catalog, [], shared)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         name = _rel(catalog_dir / HISTORY, base)
         raise RecipeError([Problem(name, None, None, f"not a flag history "

@@ -15,6 +15,8 @@ passes on):
 - the flag catalogs (by name, package and text, with the history they read), as a copy of
   their tables: the bounds and the releases complete each load's catalog;
 - the bench_serving arguments of a history (with the history);
+- what the calculators' dry run found in a model's cells (``validate.check_calculator_cells``),
+  under the model's key;
 - what the releases make of flags (each other release's catalog, which of them take a value):
   by the catalog folder's digest and the package (``releases.py`` asks ``release_memo``).
 
@@ -40,10 +42,11 @@ histories: dict[tuple[str, str], dict] = {}
 catalogs: dict[tuple[str, str, str], tuple[dict | None, Any]] = {}
 bench: dict[int, tuple[dict, Any]] = {}  # by the history's id: the entry holds the history
 releases: dict[tuple[bytes, str], tuple[dict, dict]] = {}
+dry_runs: dict[bytes, list[tuple[int, str]]] = {}  # by model key: (cell index, message)
 
 
 def keep(store: dict, key, value) -> None:
-    limit = KEPT_MODELS if store is models else KEPT
+    limit = KEPT_MODELS if store is models or store is dry_runs else KEPT
     while store and len(store) >= limit:
         del store[next(iter(store))]  # the oldest
     if limit:
@@ -146,3 +149,4 @@ def forget(shared: bytes) -> None:
         del models[key]
     for key in [k for k in releases if k[0] == shared]:
         del releases[key]
+    dry_runs.clear()  # kept by model keys, which hold the digest only inside their hash

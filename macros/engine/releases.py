@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from macros.engine import kept as kept_store
+from macros.engine import kept
 from macros.engine.catalog import Catalog, FlagSpec, value_problem
 from macros.engine.errors import Problem, RecipeError
 from macros.engine.flags import Flag
@@ -53,8 +53,8 @@ class Releases:
     """Every release of the history, oldest first, with the pinned catalog among them."""
 
     def __init__(self, history: dict, pinned: Catalog, migrations: list[Migration],
-                 kept: bytes | None = None):
-        """``kept``: a digest of every byte the history and ``pinned`` were read from (the
+                 shared: bytes | None = None):
+        """``shared``: a digest of every byte the history and ``pinned`` were read from (the
         loader's), under which the other releases' catalogs and what ``accepts`` answers for
         them are shared with every other Releases read from the same bytes; None: kept by this
         one only. They are made from a copy of ``pinned`` taken here, so what a caller later
@@ -69,7 +69,7 @@ class Releases:
         # (which read them): this load's
         self._catalogs: dict[str, Catalog]
         self._accepts: dict[tuple, bool]
-        self._catalogs, self._accepts = kept_store.release_memo(kept, pinned.package)
+        self._catalogs, self._accepts = kept.release_memo(shared, pinned.package)
         self._own: dict[tuple, bool] = {}
         self._masks: dict[tuple, int] = {}
         if pinned.version in self.reader.order:  # the pinned file leaves out where argparse

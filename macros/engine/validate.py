@@ -18,7 +18,6 @@ import os
 import re
 import shlex
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from macros.engine import bench_serving, condition_check, conditions, templates
@@ -1207,38 +1206,28 @@ _PLACEHOLDER_TAG = re.compile(r"<[^>]*>|\{\{[^}]*\}\}|\$\{?[A-Za-z_]|"
                               r"fixme|image|tag)$", re.IGNORECASE)
 
 
-_DRY_RUNS: dict[str, list[tuple[int, str]]] = {}  # what the dry run found, by its inputs' digest
-
-
-def _dry_run_key(db, model) -> str:
-    """A digest of everything the dry run of ``model`` reads: its own files, the shared catalog
-    files (platforms, bounds, roles) and the pinned release."""
-    import hashlib
-
-    h = hashlib.sha256(db.catalog.version.encode())
-    folders = [model.dir, Path(db.root) / "catalog"]
-    for folder in folders:
-        for path in sorted(folder.glob("*.yaml")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
-def check_calculator_cells(db, out, base) -> None:
+def check_calculator_cells(db, out, base, keys: dict[str, bytes | None]) -> None:
     """Every calculator dry-run on every cell whose command it pins: the cell's own command
     (resolved with its defaults) at the shortest, the default and the longest request length,
     and with each flag the calculator reads at its declared extremes. A try that gives no value
     (a division by zero, a value too large, a result that is not positive or is out of the
     pinned flag's bounds) is an error at the cell, naming the calculator and why; a cell where
     a rule says the calculator does not apply, or that sets the pinned flag itself, is skipped.
-    The findings are kept by a digest of what they read, so loading the same data again (the
-    build's languages, the preview's reloads, the tests' copies) does not compose them again."""
+    The findings are kept under the model's key (``keys``, by model id: the digest of the
+    model's files and of the catalog folder, ``kept.model_key``), so loading the same data again
+    (the build's languages, the preview's reloads, the tests' copies) does not compose them
+    again; a model without a key is dry-run at every load."""
+    from macros.engine import kept
+
     for model in db.models.values():
         if not model.info.calculators:
             continue
-        key = _dry_run_key(db, model)
-        found = _DRY_RUNS.get(key)
+        key = keys.get(model.id)
+        found = kept.dry_runs.get(key) if key is not None else None
         if found is None:
-            found = _DRY_RUNS[key] = _dry_run(db, model)
+            found = _dry_run(db, model)
+            if key is not None:
+                kept.keep(kept.dry_runs, key, found)
         if found:
             doc = out.load(model.dir / "cells.yaml", base)
             for i, message in found:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers.models import MODELS
+from helpers.models import CALCULATED, MODELS
 from macros.engine import kept
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
@@ -29,7 +29,7 @@ def _copy(tmp_path: Path, name: str) -> Path:
     return target
 
 
-STORES = ("models", "histories", "catalogs", "bench", "releases")
+STORES = ("models", "histories", "catalogs", "bench", "releases", "dry_runs")
 
 
 @pytest.fixture(autouse=True)
@@ -185,3 +185,30 @@ def test_a_kept_catalog_is_handed_out_as_a_copy_and_a_history_as_it_is(tmp_path)
     assert all(c.catalog is not db.catalog for db in loads)
     assert len(c.catalog.flags) == names and c.catalog.roles == roles
     assert c.releases.history is loads[0].releases.history
+
+
+@pytest.mark.parametrize("model_id", CALCULATED)
+def test_the_calculators_dry_run_is_kept_with_the_model_and_redone_when_the_history_changes(
+        model_id, tmp_path, monkeypatch):
+    """The dry run composes the cells' commands, which the releases of the flag history shape:
+    a load from the same bytes takes its findings, one after a byte of the history changed
+    composes them again."""
+    from macros.engine import validate
+
+    ran: list[str] = []
+    real = validate._dry_run
+
+    def dry_run(db, model):
+        ran.append(model.id)
+        return real(db, model)
+    monkeypatch.setattr(validate, "_dry_run", dry_run)
+    recipes = _copy(tmp_path, "a")
+    load_database(recipes)
+    assert model_id in ran
+    ran.clear()
+    load_database(_copy(tmp_path, "b"))
+    assert model_id not in ran
+    history = recipes / "catalog" / "sglang-history.json"
+    history.write_text(history.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    load_database(recipes)
+    assert model_id in ran
