@@ -27,7 +27,6 @@ import argparse
 import gzip
 import json
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -41,9 +40,6 @@ ROOT = HERE.parent
 PY = sys.executable
 # The order models are added in: the two the project started with, then the two of issue #22.
 MODELS = ["kimi-k3", "deepseek-v4", "qwen3.8-flash-next", "minimax-h3"]
-_NAV_MODEL = re.compile(r"^(?P<indent>\s*)- [^\n]*:\n"
-                        r"(?P=indent)\s+- models/(?P<id>[^/\s]+?)(?:\.md|/\S+\.md)\n"
-                        r"(?:(?P=indent)\s+- models/(?P=id)(?:\.md|/\S+\.md)\n)*", re.M)
 
 
 def project_with(models: list[str], tmp: Path) -> Path:
@@ -62,15 +58,10 @@ def project_with(models: list[str], tmp: Path) -> Path:
                    if (p / "model.yaml").is_file())
     for gone in set(every) - set(models):
         shutil.rmtree(root / "recipes" / gone)
-        for docs in ("docs/en", "docs/ko", "docs/translated-from/ko"):
-            folder = root / docs / "models"
-            (folder / f"{gone}.md").unlink(missing_ok=True)
-            shutil.rmtree(folder / gone, ignore_errors=True)
-        for config in ("mkdocs.yml", "mkdocs.ko.yml"):
-            path = root / config
-            text = path.read_text(encoding="utf-8")
-            text = _NAV_MODEL.sub(lambda m: "" if m["id"] == gone else m[0], text)
-            path.write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(ROOT / "tests"))
+    from helpers.project import drop_models  # the tests' one-model copies drop them alike
+
+    drop_models(root, models)
     return root
 
 

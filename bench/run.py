@@ -9,7 +9,8 @@
 (c) time to resolve and check every reachable selection of each model in recipes/, and
     selections per second per model and over the whole catalogue: in one walk that enumerates
     and resolves together (``selections.resolve_all``, what the tests use), and one
-    ``resolve()`` per selection;
+    ``resolve()`` per selection; and each selection printed as the site prints it (command,
+    docker and curl texts, both languages); ``--only selections`` runs this part alone;
 (d) Playground payload per page (gzip) and click-to-command time (needs Chromium);
 (r) what a reader waits for (bench/reader.py, needs Chromium): each model page with everything
     it loads (gzip), click to next painted frame at normal speed and with the CPU throttled 4x,
@@ -226,6 +227,7 @@ from macros.engine.selection import Selection
 from macros.engine.database import load_database
 from macros.engine.resolve import resolve
 from macros.engine.selections import deployment_selections, resolve_all
+from macros.site import render, runmodes
 t0 = time.perf_counter(); db = load_database(); t1 = time.perf_counter()
 out = {'load_s': t1 - t0, 'models': {}}
 for mid in db.models:
@@ -233,8 +235,14 @@ for mid in db.models:
     row = out['models'][mid] = {}
     for key, large in (('overlays', False), ('all', True)):
         t1 = time.perf_counter()
-        walked = sum(1 for _ in resolve_all(db, mid, large_scale=large))
-        row[key] = {'resolve_check_s': time.perf_counter() - t1, 'walked': walked}
+        walked = [res for _, res in resolve_all(db, mid, large_scale=large)]
+        row[key] = {'resolve_check_s': time.perf_counter() - t1, 'walked': len(walked)}
+    t1 = time.perf_counter()  # every selection printed as the site prints it, both languages
+    for res in walked:
+        for lang in ('en', 'ko'):
+            render.command_text(db, model, res, lang); runmodes.docker_text(db, model, res, lang)
+            runmodes.curl_text(db, model, res, lang)
+    row['all']['print_s'] = time.perf_counter() - t1
     model.cache.clear()  # the model's memo tables start empty again (the releases' stay)
     for key, large in (('overlays', False), ('all', True)):
         t1 = time.perf_counter()
@@ -515,6 +523,9 @@ def selection_rows(c: dict) -> list[str]:
                f"({seconds / max(count, 1) * 1000:.3f} ms each) |")
     out.append(f"| (c) whole catalogue, one resolve() per enumerated selection | {each:.2f} s "
                f"({each / max(count, 1) * 1000:.3f} ms each) |")
+    printed = sum(row["all"]["print_s"] for row in c["models"].values())
+    out.append(f"| (c) whole catalogue: each selection's command, docker and curl text printed in "
+               f"both languages | {printed:.2f} s ({printed / max(count, 1) * 1000:.3f} ms each) |")
     return out
 
 
@@ -528,24 +539,20 @@ def main() -> int:
     ap.add_argument("--growth", action="store_true",
                     help="also measure growth per model with 2, 3 and 4 models (i); with "
                          "--suite each copy's whole suite too")
-    ap.add_argument("--only", choices=["check-tree", "check-docs", "growth"],
-                    help="run one measurement alone: check-tree is (g), check-docs (h), "
-                         "growth (i)")
+    ap.add_argument("--only", choices=["selections", "check-tree", "check-docs", "growth"],
+                    help="run one measurement alone: selections is (c), check-tree (g), "
+                         "check-docs (h), growth (i)")
     args = ap.parse_args()
-    if args.only == "growth":
-        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
-        print("| measurement | value |\n|---|---|")
-        for row in _growth(args.suite):
-            print(row)
-        return 0
     if args.only == "check-docs":
         return print_check_docs()
-    if args.only == "check-tree":
+    if args.only:  # one part alone: its rows under the machine's line
         print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load "
               f"{os.getloadavg()[0]:.1f}", flush=True)
         print("| measurement | value |\n|---|---|")
-        for row in check_tree_rows(bench_check_tree()):
+        rows = {"growth": lambda: _growth(args.suite),
+                "selections": lambda: selection_rows(bench_selections()),
+                "check-tree": lambda: check_tree_rows(bench_check_tree())}[args.only]()
+        for row in rows:
             print(row)
         return 0
     repeats = 1 if args.quick else args.repeats

@@ -53,7 +53,14 @@ class Flag:
 
 def split_words(text: str) -> list[str]:
     """shlex words of one flag string from the database (raises ValueError on bad quoting)."""
-    return shlex.split(text, posix=True)
+    return list(_split_cached(text))
+
+
+@lru_cache(maxsize=16384)
+def _split_cached(text: str) -> tuple[str, ...]:
+    """The words of ``text``, kept: shlex depends on nothing but the text, and the run modes
+    split the same few container options again for every selection they print."""
+    return tuple(shlex.split(text, posix=True))
 
 
 @lru_cache(maxsize=8192)

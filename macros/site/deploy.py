@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 import yaml
 
@@ -51,13 +52,21 @@ def _config_value(values: tuple[str, ...], spec, fields: bool):
 def _typed(text: str, spec=None):
     """A number YAML reads back to the same text stays a number; anything else a string (the
     LLM server's merger hands the text to argparse, which converts it)."""
+    return Raw(text) if _number_kind(text) is not None else text
+
+
+@lru_cache(maxsize=8192)
+def _number_kind(text: str) -> type | None:
+    """``int`` or ``float`` where YAML reads ``text`` back as that number with the same text,
+    else None. Kept per text: it depends on nothing else, and the files of every selection ask
+    about the same few values."""
     try:
         parsed = yaml.safe_load(text)
     except yaml.YAMLError:
-        return text
+        return None
     if isinstance(parsed, (int, float)) and not isinstance(parsed, bool) and str(parsed) == text:
-        return Raw(text)
-    return text
+        return type(parsed)
+    return None
 
 
 # the flag types whose YAML value the diffusion server's ServerArgs takes as argparse would
@@ -70,8 +79,7 @@ def _field_value(text: str, spec):
     flag (when the text is one the file reads back the same), else the text."""
     if spec.type in ("int", "float"):
         value = _typed(text)
-        if isinstance(value, Raw) and (spec.type == "float"
-                                       or isinstance(yaml.safe_load(text), int)):
+        if isinstance(value, Raw) and (spec.type == "float" or _number_kind(text) is int):
             return value
     return text
 

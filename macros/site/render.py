@@ -9,6 +9,7 @@ anything about flags: that is ``resolve.py``.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from macros.engine.model import Database
 
@@ -48,8 +49,15 @@ def width(text: str) -> int:
 def wrap(line: str) -> list[str]:
     """Greedy word wrap of one comment line by display width (the Playground wraps the same
     way); indented, code-like lines stay whole."""
+    return list(_wrap(line))
+
+
+@lru_cache(maxsize=4096)
+def _wrap(line: str) -> tuple[str, ...]:
+    """``wrap``'s lines, kept: the same few hint lines head thousands of selections' commands,
+    and the wrap depends on nothing but the line."""
     if width(line) <= WRAP or line.startswith("  "):
-        return [line]
+        return (line,)
     out: list[str] = []
     cur, cur_width = "", 0
     for word in line.split(" "):
@@ -62,7 +70,7 @@ def wrap(line: str) -> list[str]:
         else:
             cur, cur_width = word, w
     out.append(cur)
-    return out
+    return tuple(out)
 
 
 def hint_lines(db: Database, model: Model, res: Resolution, lang: str) -> list[str]:

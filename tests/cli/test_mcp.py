@@ -15,8 +15,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from macros.engine.selections import resolve_all
 
+from helpers import walks
 from helpers.models import MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def _selections(db):
     """Per model: its first enumerated selection and a PD or multi-node one where it has one."""
     out = []
     for model_id in MODELS:
-        walked = list(resolve_all(db, model_id))
+        walked = walks.walked(db, model_id)
         out.append((model_id, walked[0][0]))
         special = next((flat for flat, res in walked if res.pd or res.nodes > 1), None)
         if special:

@@ -171,12 +171,12 @@ def test_a_branch_images_own_value_names_that_image_and_never_a_stock_range(db, 
     """Every command that uses a value only one image has is for that image: it names the
     image (JSON, the page's release sentence), gives no range of stock releases, and spelt
     for a stock release instead the value is refused with the image named."""
-    from macros.engine.selections import resolve_all
+    from helpers.walks import walked
     from macros.site.pages import Site
 
     imaged = _imaged(db, model_id)
     site, seen = Site(db, "en"), 0
-    for flat, res in resolve_all(db, model_id):
+    for flat, res in walked(db, model_id):
         used = [(f, v, i) for f, v, i in imaged
                 if any(x.name == f and v in x.values for x in res.flags)]
         if not used:

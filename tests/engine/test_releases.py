@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers.models import MODELS, ROOT, edit_yaml
 from helpers.project import project_copy, recipes_root
+from helpers.walks import walked
 
 from macros.engine.check import Command, catalog_findings, check_text, model_env, model_values
 from macros.engine.database import load_database
@@ -27,7 +28,7 @@ DEPRECATED = "--enable-dp-attention"
 
 
 def _printed(db, model_id):
-    return (res for _, res in resolve_all(db, model_id))
+    return (res for _, res in walked(db, model_id))
 
 
 def _migration(db):
@@ -205,8 +206,8 @@ def _without_migrations(recipes: Path) -> None:
 
 def _dependent(db):
     """A printed command that depends on a flag its release plans to remove."""
-    for model_id in MODELS:
-        for res in _printed(db, model_id):
+    for model_id in MODELS:  # a copy's walk, read only up to the first such command
+        for _, res in resolve_all(db, model_id):
             if any(db.releases.removal(res.sglang, f.name) for f in res.flags):
                 return model_id, res
     pytest.fail("no printed command depends on a planned removal without the migrations")

@@ -15,6 +15,7 @@ from macros.engine.resolve import resolve
 from macros.engine.selections import deployment_selections, resolve_all, sample_playground
 
 from helpers.models import MODELS, edit_yaml
+from helpers.walks import walked
 
 
 @pytest.fixture(scope="module", params=MODELS)
@@ -41,11 +42,16 @@ def test_resolve_all_gives_each_selection_what_resolve_gives_it(db, model_id, se
     """The walk that composes every selection together hands each the resolution it gets on
     its own, strict or snapped, in the order ``deployment_selections`` lists them."""
     model = db.model(model_id)
-    walked = list(resolve_all(db, model_id))
-    assert [flat for flat, _ in walked] == selections
-    for flat, res in walked:
+    walk = list(resolve_all(db, model_id))
+    assert [flat for flat, _ in walk] == selections
+    for flat, res in walk:
         assert res == resolve(db, Selection.flat(model, flat)), flat
         assert res == resolve(db, Selection.flat(model, flat), strict=False), flat
+    # the tests' kept walk (helpers.walks) is this walk, its selections each reader's own
+    kept = walked(db, model_id)
+    assert kept == walk
+    kept[0][0]["changed"] = "by a reader"
+    assert walked(db, model_id) == walk
 
 
 def test_resolve_all_tells_apart_selections_alike_but_for_a_pick_only_a_check_reads(
@@ -73,7 +79,7 @@ def test_resolve_all_tells_apart_selections_alike_but_for_a_pick_only_a_check_re
 def test_every_deployment_selection_checks_clean_and_round_trips(db, model_id, selections):
     model = db.model(model_id)
     failures = []
-    for sel, res in resolve_all(db, model_id):
+    for sel, res in walked(db, model_id):
         errors = [d.rule for d in res.diagnostics if d.severity.value == "error"]
         printed = render.command_text(db, model, res, "en")
         # read back as the release it is written for parses it

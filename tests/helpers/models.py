@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -13,6 +14,11 @@ MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
                 if p.is_dir() and p.name != "catalog")
 _INFO = {m: yaml.safe_load((ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8"))
          for m in MODELS}
+# The models the project's own pages outside the models' folders embed (the home page's
+# quick start): a copy of the project holding only these still builds (helpers.project).
+HOME_MODELS = sorted({m for m in MODELS for lang in ("en", "ko")
+                      if re.search(r"\{\{[^}]*['\"]" + re.escape(m) + r"['\"]",
+                                   (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"))})
 # Models that publish benchmark results (benchmarks.yaml, optional): the results' pages are
 # tested on these; a model without the file has no results to show.
 BENCHMARKED = [m for m in MODELS if (ROOT / "recipes" / m / "benchmarks.yaml").is_file()]

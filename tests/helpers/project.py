@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,8 +11,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def project_copy(tmp_path: Path) -> Path:
-    """mkdocs configs, docs/ and overrides/ copied; macros/ linked (the code under test)."""
+# A model's nav entry in a config: its heading line, then its pages' lines.
+NAV_MODEL = re.compile(r"^(?P<indent>\s*)- [^\n]*:\n"
+                       r"(?P=indent)\s+- models/(?P<id>[^/\s]+?)(?:\.md|/\S+\.md)\n"
+                       r"(?:(?P=indent)\s+- models/(?P=id)(?:\.md|/\S+\.md)\n)*", re.M)
+
+
+def project_copy(tmp_path: Path, models: list[str] | None = None) -> Path:
+    """mkdocs configs, docs/ and overrides/ copied; macros/ linked (the code under test). With
+    ``models``, a project of those models only: the others' pages and nav lines are left out
+    and ``recipes/`` holds only theirs (a build reads it under ``recipes_root``). For tests of
+    the build's mechanics, whose subject is no model, so their time does not grow with the
+    number of models."""
     root = tmp_path / "project"
     root.mkdir()
     for name in ("mkdocs.yml", "mkdocs.ko.yml"):
@@ -19,7 +30,28 @@ def project_copy(tmp_path: Path) -> Path:
     for name in ("docs", "overrides"):
         shutil.copytree(ROOT / name, root / name)
     (root / "macros").symlink_to(ROOT / "macros")
+    if models is not None:
+        shutil.copytree(ROOT / "recipes", root / "recipes", ignore=shutil.ignore_patterns(
+            *(p.name for p in (ROOT / "recipes").iterdir()
+              if (p / "model.yaml").is_file() and p.name not in models)))
+        drop_models(root, models)
     return root
+
+
+def drop_models(root: Path, keep: list[str]) -> None:
+    """Leave out of the project at ``root`` every model's pages (both languages and the
+    Korean pages' stamps) and nav lines but ``keep``'s."""
+    every = {p.name for p in (ROOT / "recipes").iterdir() if (p / "model.yaml").is_file()}
+    for gone in sorted(every - set(keep)):
+        for docs in ("docs/en", "docs/ko", "docs/translated-from/ko"):
+            folder = root / docs / "models"
+            (folder / f"{gone}.md").unlink(missing_ok=True)
+            shutil.rmtree(folder / gone, ignore_errors=True)
+        for config in ("mkdocs.yml", "mkdocs.ko.yml"):
+            path = root / config
+            text = path.read_text(encoding="utf-8")
+            text = NAV_MODEL.sub(lambda m: "" if m["id"] == gone else m[0], text)
+            path.write_text(text, encoding="utf-8")
 
 
 @contextmanager

@@ -11,11 +11,11 @@ from urllib.parse import urlencode
 import pytest
 from helpers.browser import lease
 
-from macros.engine.selections import resolve_all
 from macros.site import deploy
 
 from helpers.browser import chromium
 from helpers.models import MODELS
+from helpers.walks import walked
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser
@@ -25,7 +25,7 @@ def _picks(db):
     """A PD selection and a multi-node one (not PD), from the first model that has each."""
     pd = multi = None
     for model_id in MODELS:
-        for flat, res in resolve_all(db, model_id):
+        for flat, res in walked(db, model_id):
             if pd is None and res.pd and len(deploy.groups(db, db.model(model_id), res)) == 2:
                 pd = (model_id, flat)
             if multi is None and res.nodes > 1 and not res.pd:
@@ -90,7 +90,7 @@ def test_deploy_as_follows_the_release_select(site, db, cli):
     the Compose and Kubernetes files Copy gives are what ``recipes command --as … --sglang``
     prints, and a file written for another release names it."""
     model_id, flat = _picks(db)[0]
-    res = next(r for f, r in resolve_all(db, model_id) if f == flat)
+    res = next(r for f, r in walked(db, model_id) if f == flat)
     release = next(v for v in db.releases.order if v != res.sglang_default)
     sets = [a for k, v in flat.items() for a in ("--set", f"{k}={v}")]
     with chromium() as browser:

@@ -14,11 +14,11 @@ import pytest
 
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
-from macros.engine.selections import resolve_all
 from macros.site import deploy
 from macros.site.export import export_model
 
 from helpers.models import MODELS
+from helpers.walks import walked
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = ROOT / "tests" / "js" / "deploy_parity.mjs"
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(NODE is None,
 def _batch(db, model_id: str) -> list[tuple[dict, object]]:
     """One selection per distinct (PD role, nodes, hardware, command), the rest thinned."""
     seen: dict = {}
-    for flat, res in resolve_all(db, model_id):
+    for flat, res in walked(db, model_id):
         key = (res.hw, res.pd, res.nodes, tuple(res.flag_texts), tuple(res.env))
         seen.setdefault(key, (flat, res))
     special = [v for v in seen.values() if v[1].pd or v[1].nodes > 1]

@@ -11,13 +11,14 @@ import subprocess
 import pytest
 
 from helpers.models import MODELS
+from helpers.walks import walked
 from macros.site import render
 from macros.engine.effects import (NO_EFFECT, REFUSED, explain, memo_key, probe_options,
                                    with_probed)
 from macros.engine.results import TextRef
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
-from macros.engine.selections import resolve_all, sample_playground
+from macros.engine.selections import sample_playground
 from test_playground_parity import NODE, ROOT, _export
 
 SAMPLED = 60
@@ -179,7 +180,7 @@ def test_over_every_enumerated_selection_the_enumerated_settings_have_an_effect_
             seen[id(other)] = _seen(db, model, other)
         return seen[id(other)]
 
-    for flat, res in resolve_all(db, model_id):
+    for flat, res in walked(db, model_id):
         probed = probe_options(db, Selection.flat(model, flat), res, only, resolved)
         mine, errors = _seen(db, model, res), _errors(res)
         for axis, option, other in _picked(db, model, res, res.axes, only, resolved):

@@ -22,9 +22,10 @@ from macros.site import render, runmodes
 from macros.site.export import export_model
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
-from macros.engine.selections import deployment_selections, resolve_all, sample_playground
+from macros.engine.selections import deployment_selections, sample_playground
 
 from helpers.models import MODELS, rename_port
+from helpers.walks import walked
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = ROOT / "tests" / "js" / "parity.mjs"
@@ -161,11 +162,11 @@ def test_js_matches_python_for_every_selection(db, model_id, selections, js_resu
     differences: list[str] = []
     compared = 0
     # the deployment selections lead the batch, in the order the walk resolves them
-    walked = resolve_all(db, model_id)
+    walk = iter(walked(db, model_id))
     for i, (selection, got) in enumerate(zip(batch, results)):
         res = None
         if i < len(selections[0]):
-            flat, res = next(walked)
+            flat, res = next(walk)
             assert flat == selection
         want = _expected(db, model_id, selection, res)
         compared += 1

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.project import project_copy
+from helpers.models import HOME_MODELS
+from helpers.project import project_copy, recipes_root
 from macros.site import build as build_module
 from macros.site.build import MARKER, BuildFailed, build_jobs, build_site
 
@@ -43,7 +44,24 @@ def children() -> set[int]:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
+    """The whole project: for what every model's pages take part in (the same bytes either
+    way, a page of results per model)."""
     return project_copy(tmp_path_factory.mktemp("jobs"))
+
+
+@pytest.fixture(scope="module")
+def small_copy(tmp_path_factory):
+    return project_copy(tmp_path_factory.mktemp("jobs-small"), HOME_MODELS)
+
+
+@pytest.fixture
+def small(small_copy):
+    """A copy holding only the models its home page shows (``HOME_MODELS``), built from its own
+    recipes folder while the test runs: for how the build runs its languages (workers, threads,
+    signals, failures), which no model changes; so these tests' time does not grow with the
+    number of models."""
+    with recipes_root(small_copy / "recipes"):
+        yield small_copy
 
 
 @pytest.fixture
@@ -105,20 +123,20 @@ def broken(project: Path, page: str):
 
 
 def test_a_failure_reads_the_same_either_way_and_leaves_no_worker_and_no_scratch(
-        project, tmp_path, forks):
+        small, tmp_path, forks):
     """A page that fails in the worker (Korean) and one that fails in the root site (English),
     each built one after the other and at once, over the same previous site."""
     out = tmp_path / "site"
-    before = build_site(out=out, root=project, quiet=True, jobs=1)
+    before = build_site(out=out, root=small, quiet=True, jobs=1)
     kept = site_files(before)
     running = children()
     for n, page in enumerate(("docs/ko/index.md", "docs/en/index.md"), start=1):
-        path, original = broken(project, page)
+        path, original = broken(small, page)
         try:
             messages = []
             for jobs in (1, 2):
                 with pytest.raises(BuildFailed) as exc:
-                    build_site(out=out, root=project, quiet=True, jobs=jobs)
+                    build_site(out=out, root=small, quiet=True, jobs=jobs)
                 messages.append(str(exc.value))
         finally:
             path.write_text(original, encoding="utf-8")
@@ -130,7 +148,7 @@ def test_a_failure_reads_the_same_either_way_and_leaves_no_worker_and_no_scratch
         assert not list((tmp_path / ".build").glob("site-*"))
 
 
-def test_a_worker_that_dies_fails_the_build_with_its_exit_status(project, tmp_path, monkeypatch,
+def test_a_worker_that_dies_fails_the_build_with_its_exit_status(small, tmp_path, monkeypatch,
                                                                   alone):
     parent = os.getpid()
 
@@ -142,19 +160,19 @@ def test_a_worker_that_dies_fails_the_build_with_its_exit_status(project, tmp_pa
     real = build_module._check_language
     monkeypatch.setattr(build_module, "_check_language", killed)
     with pytest.raises(BuildFailed) as exc:
-        build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+        build_site(out=tmp_path / "site", root=small, quiet=True, jobs=2)
     assert str(exc.value) == "mkdocs.ko.yml: its build process ended without a word (exit status 9)"
     assert not (tmp_path / "site").exists()
 
 
 def test_with_another_thread_running_the_languages_are_built_one_after_the_other(
-        project, tmp_path, forks):
+        small, tmp_path, forks):
     """A fork copies only the calling thread; a lock another thread holds would never open."""
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+        site = build_site(out=tmp_path / "site", root=small, quiet=True, jobs=2)
     finally:
         stop.set()
         other.join()
@@ -188,10 +206,10 @@ def test_the_build_help_names_the_jobs_option(cli):
     assert "--jobs N" in r.out and "RECIPES_BUILD_JOBS" in r.out
 
 
-def test_without_fork_the_languages_are_built_one_after_the_other(project, tmp_path,
+def test_without_fork_the_languages_are_built_one_after_the_other(small, tmp_path,
                                                                   monkeypatch):
     monkeypatch.delattr(build_module.os, "fork")
-    site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+    site = build_site(out=tmp_path / "site", root=small, quiet=True, jobs=2)
     assert (site / "ko" / "index.html").is_file()
     shutil.rmtree(site)
 
@@ -241,26 +259,26 @@ def test_a_worker_ends_when_its_build_is_killed_outright(project, tmp_path):
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_a_root_site_file_where_another_language_goes_is_refused_either_way(project, tmp_path,
+def test_a_root_site_file_where_another_language_goes_is_refused_either_way(small, tmp_path,
                                                                            jobs):
-    page = project / "docs/en/ko/index.md"
+    page = small / "docs/en/ko/index.md"
     page.parent.mkdir()
     page.write_text("# In the way { #in-the-way }\n", encoding="utf-8")
     try:
         with pytest.raises(BuildFailed) as exc:
-            build_site(out=tmp_path / "site", root=project, quiet=True, jobs=jobs)
+            build_site(out=tmp_path / "site", root=small, quiet=True, jobs=jobs)
     finally:
         shutil.rmtree(page.parent)
     assert str(exc.value) == ("docs/en/ko/index.md: the folder ko/ of this site is where "
                               "another language's site goes; move the file")
 
 
-def test_an_ignored_sigchld_does_not_lose_the_workers_report(project, tmp_path, forks):
+def test_an_ignored_sigchld_does_not_lose_the_workers_report(small, tmp_path, forks):
     import signal
 
     before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # as a launcher may leave it
     try:
-        site = build_site(out=tmp_path / "site", root=project, quiet=True, jobs=2)
+        site = build_site(out=tmp_path / "site", root=small, quiet=True, jobs=2)
         assert signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN  # given back as it was
     finally:
         signal.signal(signal.SIGCHLD, before)
@@ -268,12 +286,12 @@ def test_an_ignored_sigchld_does_not_lose_the_workers_report(project, tmp_path, 
 
 
 @pytest.mark.parametrize("suffix", [".markdown", ".mdown", ".mkdn", ".mkd"])
-def test_a_page_mkdocs_would_read_without_its_checks_is_refused(project, tmp_path, suffix):
-    page = project / f"docs/en/other{suffix}"
+def test_a_page_mkdocs_would_read_without_its_checks_is_refused(small, tmp_path, suffix):
+    page = small / f"docs/en/other{suffix}"
     page.write_text("# Other\n\n[x](javascript:alert(1))\n", encoding="utf-8")
     try:
         with pytest.raises(BuildFailed) as exc:
-            build_site(out=tmp_path / "site", root=project, quiet=True)
+            build_site(out=tmp_path / "site", root=small, quiet=True)
     finally:
         page.unlink()
     assert str(exc.value) == (f"docs/en/other{suffix}: MkDocs reads a {suffix} file as a page, "

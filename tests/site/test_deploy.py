@@ -37,6 +37,7 @@ from macros.engine.selections import resolve_all
 from macros.site import deploy, kube, runmodes
 
 from helpers.models import MODELS, edit_yaml
+from helpers.walks import walked
 
 LWS_SCHEMA = Path(__file__).resolve().parents[1] / "corpus" / "deploy" / \
     "leaderworkerset-v1.schema.json"
@@ -75,7 +76,7 @@ def distinct(db, model_id):
     """One (selection, resolution) per distinct server command; a PD one per distinct pair."""
     model = db.model(model_id)
     seen: dict = {}
-    for flat, res in resolve_all(db, model_id):
+    for flat, res in walked(db, model_id):
         key = _key(res)
         if res.pd is not None:
             key += tuple(_key(r) for r in deploy.pd_pair(db, model, res).values())
@@ -619,10 +620,10 @@ def _release_pick(db, model_id):
     """A PD selection with both servers, else a multi-node one, else the first; and the oldest
     release other than its image's."""
     model = db.model(model_id)
-    walked = list(resolve_all(db, model_id))
-    flat, res = next(((f, r) for f, r in walked if r.pd and len(deploy.groups(
-        db, model, r)) == 2), None) or next(((f, r) for f, r in walked if r.nodes > 1),
-                                            walked[0])
+    selections = walked(db, model_id)
+    flat, res = next(((f, r) for f, r in selections if r.pd and len(deploy.groups(
+        db, model, r)) == 2), None) or next(((f, r) for f, r in selections if r.nodes > 1),
+                                            selections[0])
     release = next(v for v in db.releases.order if v != res.sglang_default)
     return flat, res, release
 
