@@ -270,6 +270,15 @@ def _search(page, engine: str, query: str) -> list[str]:
         # its dialog lives in a shadow root, which a locator enters
         status = page.locator("dialog [role=status]")
         expect(status).to_have_text(_ZENSICAL_SETTLED, timeout=60000)
+        # read the count once it has held for a second: a run on a busy machine once read
+        # it too early and listed six of the seven pages with the Korean term
+        held, last = 0, status.text_content()
+        for _tick in range(150):
+            page.wait_for_timeout(200)
+            now = status.text_content()
+            held, last = (held + 1, last) if now == last else (0, now)
+            if held == 5:
+                break
         items = page.locator("dialog ol[role=listbox] > li")
         results = "dialog ol[role=listbox] a[href]"
     # the first ten results, more each time the list's end comes into view as the reader
