@@ -14,11 +14,13 @@ MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
                 if p.is_dir() and p.name != "catalog")
 _INFO = {m: yaml.safe_load((ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8"))
          for m in MODELS}
-# The models the project's own pages outside the models' folders embed (the home page's
-# quick start): a copy of the project holding only these still builds (helpers.project).
+# The models whose ids the home page's macro calls name (its quick start), else the first
+# model: a copy of the project holding only these still builds (helpers.project_copy), since a
+# build needs a model and the home page's macros need theirs.
 HOME_MODELS = sorted({m for m in MODELS for lang in ("en", "ko")
                       if re.search(r"\{\{[^}]*['\"]" + re.escape(m) + r"['\"]",
-                                   (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"))})
+                                   (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"))}
+                     ) or MODELS[:1]
 # Models that publish benchmark results (benchmarks.yaml, optional): the results' pages are
 # tested on these; a model without the file has no results to show.
 BENCHMARKED = [m for m in MODELS if (ROOT / "recipes" / m / "benchmarks.yaml").is_file()]

@@ -31,9 +31,12 @@ def project_copy(tmp_path: Path, models: list[str] | None = None) -> Path:
         shutil.copytree(ROOT / name, root / name)
     (root / "macros").symlink_to(ROOT / "macros")
     if models is not None:
-        shutil.copytree(ROOT / "recipes", root / "recipes", ignore=shutil.ignore_patterns(
-            *(p.name for p in (ROOT / "recipes").iterdir()
-              if (p / "model.yaml").is_file() and p.name not in models)))
+        source = ROOT / "recipes"
+        others = {p.name for p in source.iterdir()
+                  if (p / "model.yaml").is_file() and p.name not in models}
+        shutil.copytree(source, root / "recipes",  # the other models' folders, and only those
+                        ignore=lambda folder, names: others & set(names)
+                        if Path(folder) == source else set())
         drop_models(root, models)
     return root
 
