@@ -11,7 +11,7 @@ CHECK_TESTS ?= tests/engine/test_shell.py tests/engine/test_calculator.py \
   tests/engine/test_flag_roles.py tests/i18n/test_i18n_paragraphs.py \
   tests/i18n/test_i18n_terms.py tests/cli/test_layout.py
 
-.PHONY: install test check site site-zensical serve preview bench catalog catalog-check validate clean
+.PHONY: install test check screenshots site site-zensical serve preview bench catalog catalog-check validate clean
 
 $(STAMP): pyproject.toml tests/js/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ check: $(STAMP)
 	$(VENV)/bin/recipes i18n-check
 	$(PY) -m macros.layout_check > /dev/null || $(PY) -m macros.layout_check
 	$(PY) -m pytest -q $(CHECK_TESTS)
+
+# Pictures of the pages the browser tests open (as they open, at 1440 px and 390 px, and after
+# clicks), saved under .build/screenshots/ for a person to look at; make test draws none.
+screenshots: $(STAMP)
+	RECIPES_SCREENSHOTS=$(CURDIR)/.build/screenshots $(PY) -m pytest -q \
+	  tests/playground/test_browser.py tests/playground/test_reader_path.py
 
 validate: $(STAMP)
 	$(VENV)/bin/recipes validate

@@ -159,7 +159,11 @@ def _module_group(item) -> str | None:
     by one, and a module-scoped fixture (a site built from poisoned data, a project copy, a
     stand-in per model) would be set up again by every worker that runs one of its tests. A
     test that uses one joins the group of its module (and of the fixture's parameter), which
-    one worker runs whole; every other test goes to whichever worker is free."""
+    one worker runs whole; every other test goes to whichever worker is free. The tests that
+    read pages as they open (marker ``page_visits``: helpers/visits.py) form one group, so each
+    page is visited once for all of them."""
+    if item.get_closest_marker("page_visits"):
+        return "group:page-visits"
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return None

@@ -43,6 +43,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# The folder each running server serves, by base URL (``served_folder``).
+_SERVED: dict[str, Path] = {}
+
+
 @contextmanager
 def serve(site: Path):
     """Serve ``site`` on 127.0.0.1:<free port>; yields the base URL."""
@@ -50,11 +54,36 @@ def serve(site: Path):
         ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    _SERVED[base] = Path(site).resolve()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield base
     finally:
+        _SERVED.pop(base, None)
         server.shutdown()
         server.server_close()
+
+
+def served_folder(base: str) -> Path | str:
+    """The folder ``serve`` serves at ``base`` (two servers of one site name the same folder);
+    ``base`` itself for a server this process did not start."""
+    return _SERVED.get(base, base)
+
+
+# Pictures of pages are for a person to look at; no test reads them, and a full page costs a
+# second or more to draw. They are saved only when this variable names a folder (make screenshots).
+PICTURES = "RECIPES_SCREENSHOTS"
+
+
+def picture(target, name: str, **options) -> None:
+    """Save a picture of ``target`` (a page or a locator; ``options`` as Playwright's
+    ``screenshot`` takes them) as ``name`` in the folder $RECIPES_SCREENSHOTS names; nothing
+    when it is unset or empty."""
+    folder = os.environ.get(PICTURES)
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(Path(folder) / name), **options)
 
 
 class _Shared:

@@ -16,7 +16,8 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from helpers.browser import lease
+from helpers.browser import lease, picture
+from helpers.visits import PROBES, visit
 from macros.engine.check import parse
 from macros.engine.selections import sample_playground
 
@@ -32,7 +33,6 @@ MODEL = "kimi-k3"
 
 def page_of(lang: str, model_id: str = MODEL) -> str:
     return f"/models/{model_id}/" if lang == "en" else f"/{lang}/models/{model_id}/"
-SCREENS = Path("/tmp/screens")
 
 
 class Tab:
@@ -376,13 +376,15 @@ def test_language_switch_keeps_the_page_and_the_selection(tab, db):
     assert (chosen["hw"], chosen["spec"]) == ("gb300", "none")
 
 
+@pytest.mark.page_visits
 @pytest.mark.parametrize("model_id", MODELS)
-def test_pages_stay_on_the_local_server(tab, model_id):
-    """Every model."""
+def test_pages_stay_on_the_local_server(browser, site, model_id):
+    """Every model, both languages: its page as it opens logs no error or warning and asks no
+    other host for anything."""
     for lang in ("en", "ko"):
-        tab.open(lang, model_id=model_id)
-    assert tab.local_requests >= 4  # page, script, stylesheet, JSON: the recorder works
-    # The fixture fails the test on any console error or request to another host.
+        shown = visit(browser, site, page_of(lang, model_id))
+        assert shown.problems == (), lang
+        assert shown.local_requests >= 4  # page, script, stylesheet, JSON: the recorder works
 
 
 @pytest.mark.parametrize("model_id", MODELS)
@@ -401,41 +403,18 @@ def test_random_selections_via_the_hash(tab, cli, db, model_id):
         assert {k: chosen.get(k) for k in selection} == selection
 
 
-_SEEN = """() => {
-  const box = (e) => e.getBoundingClientRect();
-  const badges = [...document.querySelectorAll('article .recipe-badge')];
-  const tabs = [...document.querySelectorAll('article .tabbed-labels > label')];
-  const code = [...document.querySelectorAll('article pre code')];
-  const h1 = document.querySelector('article h1');
-  return {
-    jinja: document.body.innerText.includes('{{') || document.body.innerText.includes('{%'),
-    badges: badges.length,
-    // a badge in a hidden tab has no box; every visible one must be drawn
-    emptyBadges: badges.filter(b => !b.textContent.trim() ||
-                                    (b.offsetParent !== null && box(b).width < 20)).length,
-    visibleBadges: badges.filter(b => b.offsetParent !== null).length,
-    tabs: tabs.length,
-    emptyTabs: tabs.filter(l => !l.textContent.trim()).length,
-    code: code.length,
-    // a hidden block (the router of a selection that has none) may be empty
-    emptyCode: code.filter(c => c.offsetParent !== null && !c.textContent.trim()).length,
-    headingWidth: box(h1).width,
-    fonts: document.fonts.check('16px sans-serif', '서버'),
-  };
-}"""
-
-
+@pytest.mark.page_visits
 @pytest.mark.parametrize("model_id", MODELS)
-def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
-    """Every model, its recipe page, its commands page, its benchmarks page and any other page
-    it has (advanced usage). What a reader sees: no raw Jinja, every badge and tab drawn with
-    text, no empty code block, Korean text laid out in a real font. Full-page pictures are
-    saved."""
-    SCREENS.mkdir(parents=True, exist_ok=True)
+def test_pages_render_finished(tab, browser, site, db, model_id):
+    """Every model, its recipe page (showing its last cell), its commands page, its benchmarks
+    page and any other page it has (advanced usage). What a reader sees: no raw Jinja, every
+    badge and tab drawn with text, no empty code block, Korean text laid out in a real font.
+    The pages under the recipe page are read as they open (``helpers.visits``). With
+    $RECIPES_SCREENSHOTS set (make screenshots), pictures of the recipe page are saved."""
     model = db.model(model_id)
     for lang in ("en", "ko"):
         page = tab.open(lang, "#" + urlencode(model.cells[-1].match), model_id=model_id)
-        seen = page.evaluate(_SEEN)
+        seen = page.evaluate(PROBES["rendered"])
         assert not seen["jinja"]
         assert seen["badges"] >= len(model.cells) and seen["emptyBadges"] == 0  # the matrix
         assert seen["visibleBadges"] >= len(model.cells)
@@ -443,13 +422,12 @@ def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
         assert seen["code"] >= 1 and seen["emptyCode"] == 0
         assert seen["headingWidth"] > 0 and seen["fonts"]
         # JPEG: a full page is tens of thousands of pixels tall, and PNG takes seconds to encode
-        page.screenshot(path=str(SCREENS / f"{model_id}.{lang}.jpeg"), full_page=True,
-                        type="jpeg", quality=80)
-        page.locator(".recipe-playground").screenshot(
-            path=str(SCREENS / f"playground.{model_id}.{lang}.png"))
-        page = tab.new_page()
-        page.goto(tab.base + page_of(lang, model_id) + "commands/")
-        seen = page.evaluate(_SEEN)
+        picture(page, f"{model_id}.{lang}.jpeg", full_page=True, type="jpeg", quality=80)
+        picture(page.locator(".recipe-playground"), f"playground.{model_id}.{lang}.png")
+        shown = {sub: visit(browser, site, page_of(lang, model_id) + sub)
+                 for sub in subpages(model_id)}
+        assert {sub: v.problems for sub, v in shown.items()} == {sub: () for sub in shown}
+        seen = shown["commands/"].seen["rendered"]
         assert not seen["jinja"]
         # every cell's heading has its badge, nothing is hidden in a tab
         assert seen["visibleBadges"] >= len(model.cells) and seen["emptyBadges"] == 0
@@ -460,17 +438,15 @@ def test_pages_render_finished_and_save_screenshots(tab, db, model_id):
         assert seen["tabs"] >= 4 * runs and seen["emptyTabs"] == 0
         assert seen["headingWidth"] > 0 and seen["fonts"]
         if model.benchmarks is not None:  # every result drawn, with its badge
-            page.goto(tab.base + page_of(lang, model_id) + "benchmarks/")
-            seen = page.evaluate(_SEEN)
+            seen = shown["benchmarks/"].seen["rendered"]
             assert not seen["jinja"]
             assert seen["visibleBadges"] >= len(model.benchmarks.results)
             assert seen["emptyBadges"] == 0 and seen["emptyCode"] == 0
             assert seen["headingWidth"] > 0 and seen["fonts"]
-        for sub in subpages(model_id):
+        for sub, v in shown.items():
             if sub in ("commands/", "benchmarks/"):
                 continue
-            page.goto(tab.base + page_of(lang, model_id) + sub)
-            seen = page.evaluate(_SEEN)
+            seen = v.seen["rendered"]
             assert not seen["jinja"], sub
             assert seen["emptyBadges"] == 0 and seen["emptyTabs"] == 0, sub
             assert seen["code"] >= 1 and seen["emptyCode"] == 0, sub
@@ -609,85 +585,37 @@ def test_the_effective_configuration_shows_only_when_it_has_rows(tab, cli, db, m
 
 # --- phones, dark scheme, Korean text ---------------------------------------------------------
 
-_WIDEST = """() => {
-  // an element past the screen's edge is fine inside a box that scrolls within it; one that a
-  // box clips is cut off for the reader
-  const limit = document.documentElement.clientWidth;
-  const boxed = (el) => {
-    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
-      const o = getComputedStyle(p).overflowX;
-      if ((o === 'auto' || o === 'scroll') && p.getBoundingClientRect().right <= limit + 1)
-        return true;
-    }
-    return false;
-  };
-  const out = [];
-  for (const el of document.querySelectorAll('body *')) {
-    const r = el.getBoundingClientRect();
-    if (r.right > limit + 1 && r.width > 0 && !boxed(el))
-      out.push(el.tagName + '.' + el.className + ' ' + Math.round(r.right));
-  }
-  return {page: document.documentElement.scrollWidth, screen: limit, wide: out.slice(0, 5)};
-}"""
-
-
+@pytest.mark.page_visits
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("model_id", MODELS)
 def test_no_model_page_is_wider_than_a_phone(browser, site, model_id, lang):
-    """At 390 px nothing pushes the page sideways: wide tables and code scroll in their box."""
-    context = lease(browser, site, {"width": 390, "height": 844})
-    try:
-        page = context.page
-        page.goto(site + page_of(lang, model_id))
-        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
-        seen = page.evaluate(_WIDEST)
-        assert seen["page"] <= seen["screen"] and seen["wide"] == [], seen
-        for sub in subpages(model_id):  # the commands, benchmarks and advanced usage pages
-            page.goto(site + page_of(lang, model_id) + sub)
-            seen = page.evaluate(_WIDEST)
-            assert seen["page"] <= seen["screen"] and seen["wide"] == [], (sub, seen)
-    finally:
-        context.close()
+    """At 390 px nothing pushes the page sideways: wide tables and code scroll in their box.
+    The recipe page and the pages under it (commands, benchmarks, advanced usage)."""
+    for sub in ["", *subpages(model_id)]:
+        shown = visit(browser, site, page_of(lang, model_id) + sub, "phone")
+        seen = shown.seen["widest"]
+        assert seen["page"] <= seen["screen"] and seen["wide"] == [], (sub, seen)
+        assert shown.problems == (), sub
 
 
-_ON_SCREEN = """(dims) => {
-  const box = (e) => e ? e.getBoundingClientRect() : null;
-  const inside = (e) => { const r = box(e); return !!r && r.top >= 0 && r.bottom <= innerHeight; };
-  const rows = ['hw', ...dims].map(k => document.querySelector(`.rp-card--deploy [data-axis="${k}"]`));
-  return {
-    rows: rows.map((r, i) => [['hw', ...dims][i], inside(r)]),
-    status: inside(document.querySelector('[data-testid=status]')),
-    footprint: inside(document.querySelector('[data-testid=footprint]')),
-    copy: inside(document.querySelector('.rp-block--command .rp-copy')),
-    commandTop: box(document.querySelector('.rp-block--command')).top,
-    height: innerHeight,
-  };
-}"""
-
-
+@pytest.mark.page_visits
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("model_id", MODELS)
 def test_the_quick_start_shows_selectors_and_command_on_the_first_screen(browser, site, db,
                                                                           model_id, lang):
     """Every model, both languages, 1440×900: the hardware row and the cell's first two
     dimension rows, the status, the GPU count, the Copy button and the top of the command are
-    all on the screen as the page opens; the model's facts are above them. A picture is saved."""
-    SCREENS.mkdir(parents=True, exist_ok=True)
+    all on the screen as the page opens; the model's facts are above them."""
     model = db.model(model_id)
-    context = lease(browser, site, {"width": 1440, "height": 900})
-    try:
-        page = context.page
-        page.goto(site + page_of(lang, model_id))
-        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
-        seen = page.evaluate(_ON_SCREEN, model.dimensions[1:3])
-        assert all(ok for _, ok in seen["rows"]), seen
-        assert seen["status"] and seen["footprint"] and seen["copy"], seen
-        assert 0 <= seen["commandTop"] < seen["height"] - 100, seen
-        about = page.locator("article .recipe-about")
-        assert about.count() == 1 and about.bounding_box()["y"] < seen["commandTop"]
-        page.screenshot(path=str(SCREENS / f"quick-start.{model_id}.{lang}.png"))
-    finally:
-        context.close()
+    shown = visit(browser, site, page_of(lang, model_id))
+    seen = shown.seen["first_screen"]
+    assert seen is not None, "no command box"
+    rows = {axis: seen["rows"].get(axis) for axis in ["hw", *model.dimensions[1:3]]}
+    assert all(rows.values()), (rows, seen)
+    assert seen["status"] and seen["footprint"] and seen["copy"], seen
+    assert 0 <= seen["commandTop"] < seen["height"] - 100, seen
+    assert seen["about"] == 1 and seen["aboutTop"] < seen["commandTop"], seen
+    assert shown.problems == ()
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
@@ -719,8 +647,8 @@ def test_after_every_click_the_commands_top_edge_is_on_screen(browser, site, lan
     """Desktop: the output stays in view beside the selectors. Phone: the output follows the
     Deploy card and a tap keeps the tapped option where it is; a tap that leaves the command off
     the screen shows a bar saying the command changed, whose Copy copies it and whose button
-    brings the command's top edge back (the bar then goes). Pictures after the clicks are saved."""
-    SCREENS.mkdir(parents=True, exist_ok=True)
+    brings the command's top edge back (the bar then goes). Pictures after the clicks are saved
+    by make screenshots."""
     width, height = viewport
     context = lease(browser, site, {"width": width, "height": height})
     top_js = "() => document.querySelector('.rp-block--command').getBoundingClientRect().top"
@@ -754,7 +682,7 @@ def test_after_every_click_the_commands_top_edge_is_on_screen(browser, site, lan
             jumped += 1
         assert width > 1000 or jumped, "no tap on the phone left the command off the screen"
         name = "desktop" if width > 1000 else "phone"
-        page.screenshot(path=str(SCREENS / f"playground-after-clicks.{name}.{lang}.png"))
+        picture(page, f"playground-after-clicks.{name}.{lang}.png")
     finally:
         context.close()
 

@@ -1,19 +1,17 @@
 """The reader's path in a browser (issue #25), both languages, desktop (1440 px) and phone
-(390 px): what a page loads, the search on demand, and the screenshots after a click (saved
-under .build/screenshots/, which git ignores)."""
+(390 px): what a page loads, the search on demand, what a page shows as it opens (read once per
+page and viewport: ``helpers.visits``), and what a click or a tap leaves on the screen. Pictures
+after a click are saved under .build/screenshots/ (git ignores it) by ``make screenshots``."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from helpers.browser import lease
+from helpers.browser import lease, picture
+from helpers.visits import visit
 from helpers.models import MODELS, subpages
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / ".build" / "screenshots"
 LANGS = ["en", "ko"]
 DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
 
@@ -139,8 +137,7 @@ def test_on_a_desktop_nothing_in_the_output_scrolls_and_the_command_stays_in_vie
         box, view = copy.bounding_box(), page.viewport_size
         assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"], box
         assert root.evaluate(_SCROLLERS) == []
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{model_id}-{lang}-desktop.png"))
+        picture(page, f"{model_id}-{lang}-desktop.png")
         rest = page.locator(".rp-output-rest")  # the sticky top never rides over the rest
         rest.scroll_into_view_if_needed()
         top_box, rest_box = page.locator(".rp-output").bounding_box(), rest.bounding_box()
@@ -191,55 +188,27 @@ def test_on_a_phone_a_tap_keeps_the_tapped_option_on_screen_and_tips_stay_inside
             box = tip.bounding_box()
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
         assert page.evaluate("document.documentElement.scrollWidth") <= max(width, PHONE["width"])
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{model_id}-{lang}-phone.png"))
+        picture(page, f"{model_id}-{lang}-phone.png")
         assert not errors
     finally:
         context.close()
 
 
-_SPLIT_WORDS = """() => {
-  const out = [], word = /[가-힣A-Za-z0-9]*[가-힣][가-힣A-Za-z0-9]*/g;
-  const places = '.md-nav__link, .md-typeset a, .md-typeset td, .md-typeset th, .md-header__topic';
-  for (const box of document.querySelectorAll(places)) {
-    if (!box.getClientRects().length || box.closest('pre, code, .md-nav[hidden]')) continue;
-    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (node.parentElement.closest('pre, code')) continue;
-      for (const m of node.data.matchAll(word)) {
-        const range = document.createRange();
-        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
-        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
-                             .map(r => Math.round(r.top)));
-        if (tops.size > 1) out.push(m[0] + ' in ' + box.tagName + ': ' + box.textContent.trim().slice(0, 40));
-      }
-    }
-  }
-  return [...new Set(out)];
-}"""
-
-
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.page_visits
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize("model_id", [None, *MODELS], ids=["home", *MODELS])
 def test_korean_never_breaks_inside_a_word_in_nav_toc_links_and_tables(browser, site, model_id,
                                                                        viewport):
     """The Korean home, or every Korean page of a model but its commands page (the cells'
-    anchors and tables there are the model page's own kinds), one after the other in a tab."""
+    anchors and tables there are the model page's own kinds), as each opens (on a phone with
+    its navigation drawer opened, as a reader would): ``helpers.visits``."""
     paths = ["/ko/"] if model_id is None else [
         f"/ko/models/{model_id}/",
         *(f"/ko/models/{model_id}/{sub}" for sub in subpages(model_id) if sub != "commands/")]
-    context, page, _, errors = _open(browser, site, paths[0], viewport=viewport, ready=False)
-    try:
-        for i, path in enumerate(paths):
-            if i:
-                page.goto(site + path)
-            if viewport is PHONE:  # the navigation drawer, opened as a reader would
-                page.locator('label.md-header__button[for="__drawer"]').tap()
-                page.wait_for_timeout(400)
-            assert page.evaluate(_SPLIT_WORDS) == [], path
-        assert not errors
-    finally:
-        context.close()
+    for path in paths:
+        shown = visit(browser, site, path, viewport)
+        assert shown.seen["split_words"] == [], path
+        assert shown.problems == (), path
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -328,114 +297,43 @@ def test_the_language_switch_keeps_the_reading_place(browser, site, lang, viewpo
         context.close()
 
 
-_OVERLAPS = """() => {
-  // Material's copy button over a code block's first line; its icon over a summary's label
-  const out = [], hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  for (const pre of document.querySelectorAll('.md-typeset pre')) {
-    const nav = pre.querySelector('.md-code__nav'), code = pre.querySelector('code');
-    if (!nav || !code || !code.firstChild || !pre.getClientRects().length) continue;
-    const range = document.createRange();
-    range.selectNodeContents(code);
-    const first = [...range.getClientRects()].filter(r => r.width > 0)[0];
-    const line = code.getBoundingClientRect();  // the first line, across the whole block
-    const row = new DOMRect(line.left, first.top, line.width, first.height);
-    if (hit(nav.getBoundingClientRect(), row)) out.push('copy button over: ' + code.textContent.slice(0, 40));
-  }
-  for (const summary of document.querySelectorAll('.md-typeset details > summary')) {
-    if (!summary.getClientRects().length) continue;
-    const icon = getComputedStyle(summary, '::before'), box = summary.getBoundingClientRect();
-    const range = document.createRange();
-    range.selectNodeContents(summary);
-    const text = [...range.getClientRects()].filter(r => r.width > 0)[0];
-    const right = box.left + parseFloat(icon.left) + parseFloat(icon.width);
-    if (icon.content !== 'none' && text && text.left < right) out.push('icon over: ' + summary.textContent.trim());
-  }
-  return out;
-}"""
-
-
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.page_visits
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_no_icon_is_drawn_over_code_or_a_label(browser, site, model_id, lang, viewport):
     """The model's other pages (the commands page's "Your values" summary and every code
     block's copy button, the benchmarks and advanced usage pages) and the model page: no theme
-    icon covers the text it belongs to."""
-    paths = [*(page_of(lang, model_id) + sub for sub in subpages(model_id)),
-             page_of(lang, model_id)]
-    # one tab goes through the pages, as a reader does (a tab each would only add its start-up)
-    context, page, _, errors = _open(browser, site, paths[0], viewport=viewport, ready=False)
-    try:
-        for i, path in enumerate(paths):
-            if i:
-                page.goto(site + path, wait_until="load")
-            # the theme adds each code block's buttons once its script has run (later on a busy
-            # machine than a fixed wait allows)
-            page.wait_for_selector(".md-code__nav", state="attached", timeout=15000)
-            assert page.evaluate(_OVERLAPS) == [], path
-            assert not errors, path
-    finally:
-        context.close()
+    icon covers the text it belongs to, once the theme has added the code blocks' buttons."""
+    for path in [*(page_of(lang, model_id) + sub for sub in subpages(model_id)),
+                 page_of(lang, model_id)]:
+        shown = visit(browser, site, path, viewport)
+        assert shown.seen["overlaps"] == [], path
+        assert shown.problems == (), path
 
 
-_COLUMNS = """() => {
-  // how many monospace columns the command box shows on one line, and the lines of at most 80
-  // columns that the box wraps all the same
-  const code = document.querySelector('.rp-block--command code');
-  const probe = document.createElement('span');
-  probe.style.whiteSpace = 'pre';
-  probe.textContent = 'x'.repeat(100);
-  code.appendChild(probe);
-  const column = probe.getBoundingClientRect().width / 100;
-  probe.remove();
-  const s = getComputedStyle(code);
-  const inner = code.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
-  const wrapped = [];
-  const node = code.firstChild, text = node ? node.data : '';
-  let start = 0;
-  const wide = c => [[0x1100, 0x115F], [0x2E80, 0xA4CF], [0xAC00, 0xD7A3], [0xF900, 0xFAFF],
-    [0xFE30, 0xFE4F], [0xFF00, 0xFF60], [0xFFE0, 0xFFE6]].some(([a, b]) => c >= a && c <= b);
-  const width = line => [...line].reduce((n, ch) => n + (wide(ch.codePointAt(0)) ? 2 : 1), 0);
-  for (const line of text.split('\\n')) {
-    if (line.length && width(line) <= 80) {
-      const range = document.createRange();
-      range.setStart(node, start); range.setEnd(node, start + line.length);
-      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
-      if (tops.size > 1) wrapped.push(line);
-    }
-    start += line.length + 1;
-  }
-  return {columns: Math.floor(inner / column), wrapped};
-}"""
-
-
+@pytest.mark.page_visits
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_the_command_box_shows_80_columns_at_1440_px(browser, site, model_id, lang):
     """A desktop of 1440 px: the command beside the selectors shows 80 columns, so no line of
     the command (comments are wrapped at 80 by the engine) wraps a second time in the box."""
-    context, page, _, errors = _open(browser, site, page_of(lang, model_id))
-    try:
-        seen = page.evaluate(_COLUMNS)
-        assert seen["columns"] >= 80 and seen["wrapped"] == [], seen
-        assert not errors
-    finally:
-        context.close()
+    shown = visit(browser, site, page_of(lang, model_id))
+    seen = shown.seen["columns"]
+    assert seen is not None, "no command box"
+    assert seen["columns"] >= 80 and seen["wrapped"] == [], seen
+    assert shown.problems == ()
 
 
+@pytest.mark.page_visits
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("model_id", MODELS)
 def test_on_a_phone_the_matrix_shows_every_cells_status(browser, site, db, model_id, lang):
     """The deployment matrix at 390 px: every cell's status badge is inside the screen's width
     (not in a column scrolled off to the right), one per cell."""
-    context, page, _, errors = _open(browser, site, page_of(lang, model_id), viewport=PHONE,
-                                     ready=False)
-    try:
-        badges = page.locator(".recipe-matrix .recipe-badge")
-        assert badges.count() == len(db.model(model_id).cells)
-        for i in range(badges.count()):
-            box = badges.nth(i).bounding_box()
-            assert box and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"], (i, box)
-        assert not errors
-    finally:
-        context.close()
+    shown = visit(browser, site, page_of(lang, model_id), "phone")
+    badges = shown.seen["matrix_badges"]
+    assert len(badges) == len(db.model(model_id).cells)
+    for i, box in enumerate(badges):
+        assert box and 0 <= box["x"] and box["right"] <= PHONE["width"], (i, box)
+    assert shown.problems == ()

@@ -1,0 +1,66 @@
+"""The shared page visits (``helpers.visits``) and pictures on request
+(``helpers.browser.picture``): a page is loaded once per built site, path and viewport, whichever
+server of that site asks; a probe's finding and a page's error reach the test that reads them;
+pictures are drawn only when asked for."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.browser import PICTURES, picture, serve
+from helpers.visits import visit
+
+pytestmark = pytest.mark.browser
+
+PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1"><title>t</title></head>
+<body><article class="md-typeset"><h1>Title</h1>
+<div style="width: 900px; overflow: hidden">far too wide for a phone</div>
+<script>throw new Error('planted')</script></article></body></html>"""
+
+
+def test_a_page_is_visited_once_per_site_path_and_viewport(browser, tmp_path):
+    (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")
+    with serve(tmp_path) as first:
+        seen = visit(browser, first, "/", "phone")
+    with serve(tmp_path) as second:  # another server of the same folder: the same visit
+        assert first != second
+        assert visit(browser, second, "/", "phone") is seen
+        other = visit(browser, second, "/", "desktop")
+    assert other is not seen and other.viewport == "desktop"
+
+
+def test_a_probes_finding_and_a_page_error_reach_the_reader(browser, tmp_path):
+    (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")
+    with serve(tmp_path) as base:
+        shown = visit(browser, base, "/", "phone")
+    widest = shown.seen["widest"]
+    assert widest["screen"] == 390 and widest["page"] > 390
+    assert [w for w in widest["wide"] if w.startswith("DIV")], widest
+    assert any("planted" in p for p in shown.problems), shown.problems
+    assert shown.seen["rendered"]["headingWidth"] > 0 and not shown.seen["rendered"]["jinja"]
+    assert "split_words" not in shown.seen  # an English page: no Korean words to read
+
+
+class _Target:
+    def __init__(self):
+        self.calls = []
+
+    def screenshot(self, **options):
+        self.calls.append(options)
+        with open(options["path"], "wb") as f:
+            f.write(b"picture")
+
+
+def test_pictures_are_drawn_only_when_a_folder_is_named(tmp_path, monkeypatch):
+    target = _Target()
+    monkeypatch.delenv(PICTURES, raising=False)
+    picture(target, "a.png")
+    monkeypatch.setenv(PICTURES, "")
+    picture(target, "a.png")
+    assert target.calls == []
+    monkeypatch.setenv(PICTURES, str(tmp_path / "shots"))
+    picture(target, "a.jpeg", full_page=True, type="jpeg")
+    assert target.calls == [{"path": str(tmp_path / "shots" / "a.jpeg"), "full_page": True,
+                             "type": "jpeg"}]
+    assert (tmp_path / "shots" / "a.jpeg").read_bytes() == b"picture"
