@@ -6,7 +6,10 @@ the order of ``MODELS`` below) it makes a temporary copy of the project holding 
 models (their recipes/<model>/ folders, their pages in both languages with the stamps of the
 Korean ones, their nav lines) and measures in that copy:
 
-- build: the two-language build (``recipes build``, a fresh process), wall and CPU seconds;
+- build: the two-language build (``recipes build``, a fresh process), wall and CPU seconds:
+  each copy is built once first (its own ``macros`` compiled, its files read once), then
+  ``--repeat`` times (3), the copies in turn, so a change in the machine's load falls on
+  every size alike; the median of each copy's builds;
 - weight: the model page of the first model with everything it loads, both languages, each
   response gzip-compressed as a web server would send it (bench/reader.py's ``transfer``, the
   median of three loads; needs Chromium), and the page's own HTML alone (gzip);
@@ -24,11 +27,13 @@ Prints one JSON object on stdout. Usage: .venv/bin/python bench/growth.py [--sui
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -161,8 +166,10 @@ def table_rows(g: dict) -> list[str]:
     builds = " / ".join(f"{r['build']['wall_s']:.1f} s" for r in rows)
     cpus = " / ".join(f"{r['build']['cpu_s']:.1f}" for r in rows)
     sizes = " / ".join(str(r["models"]) for r in rows)
+    turns = len(rows[0]["build"].get("runs", [])) or 1
     out.append(f"| (i) build with {sizes} models (a copy of the project holding the first "
-               f"models; load {g['load']:.1f}) | {builds} wall ({cpus} s CPU) |")
+               f"models; median of {turns}, the copies in turn; load {g['load']:.1f}) | "
+               f"{builds} wall ({cpus} s CPU) |")
     out.append(f"| (i) build time per added model ({names}) | "
                + ", ".join(f"{x:+.2f} s" for x in g["build_per_model_s"])
                + " wall; " + ", ".join(f"{x:+.2f} s" for x in g["build_cpu_per_model_s"])
@@ -196,18 +203,31 @@ def main() -> int:
     ap.add_argument("--sizes", default="2,3,4")
     ap.add_argument("--suite", action="store_true",
                     help="also run each copy's whole test suite (several minutes each)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="timed builds of each copy, taken in turn (the median is kept)")
     args = ap.parse_args()
-    rows = []
-    for n in (int(x) for x in args.sizes.split(",")):
-        models = MODELS[:n]
-        with tempfile.TemporaryDirectory(prefix="bench-growth-") as t:
-            root = project_with(models, Path(t))
-            row = {"models": n, "added": models[-1], "build": build(root),
-                   "weight": weight(root, MODELS[0])}
+    sizes = [int(x) for x in args.sizes.split(",")]
+    with contextlib.ExitStack() as stack:
+        roots = {n: project_with(MODELS[:n], Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="bench-growth-")))) for n in sizes}
+        for root in roots.values():
+            build(root)  # its macros compiled and its files read: the timed builds are alike
+        runs: dict[int, list[dict]] = {n: [] for n in sizes}
+        for turn in range(args.repeat):
+            for n in sizes:
+                runs[n].append(build(roots[n]))
+            print(f"growth: builds, turn {turn + 1} of {args.repeat}", file=sys.stderr,
+                  flush=True)
+        rows = []
+        for n in sizes:
+            row = {"models": n, "added": MODELS[n - 1], "build": {
+                "wall_s": statistics.median(r["wall_s"] for r in runs[n]),
+                "cpu_s": statistics.median(r["cpu_s"] for r in runs[n]),
+                "runs": runs[n]}, "weight": weight(roots[n], MODELS[0])}
             if args.suite:
-                row["suite"] = suite(root)
-        rows.append(row)
-        print(f"growth: {n} models done", file=sys.stderr, flush=True)
+                row["suite"] = suite(roots[n])
+            rows.append(row)
+            print(f"growth: {n} models done", file=sys.stderr, flush=True)
     out = {"rows": rows, "load": os.getloadavg()[0],
            "build_per_model_s": per_model(rows, "build", "wall_s"),
            "build_cpu_per_model_s": per_model(rows, "build", "cpu_s"),
