@@ -530,7 +530,9 @@ def extract_diffusion(src: SourceTree) -> dict:
 ENV_REGISTRY = "sglang/multimodal_gen/envs.py"
 # A variable read where it is needed rather than through the registry: the first argument of
 # one of these calls (the diffusion code and the platform helpers it shares with the LLM side).
-_DIRECT_READ = re.compile(r"\b(get_bool_env_var|get_int_env_var|getenv|environ\.get)"
+# The lookahead names the letters the calls start with: without it the engine tries the whole
+# alternation at every position of 14 MB of source per release (2.5 times as long).
+_DIRECT_READ = re.compile(r"(?=[ge])\b(get_bool_env_var|get_int_env_var|getenv|environ\.get)"
                           r"\(\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']")
 
 

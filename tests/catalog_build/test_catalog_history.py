@@ -533,3 +533,15 @@ def test_committed_catalogs_and_history_are_what_the_wheels_say(capsys):
     if code == 2 and "catalog check skipped: cannot download wheels" in captured.out:
         pytest.skip(f"no network to PyPI: {captured.out.strip()}")
     assert code == 0, captured.out + captured.err
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("x", "x", True), ("x", "y", False), (None, None, True), (0, 0, True),
+    (0, False, False), (1, 1.0, False), (True, 1, False), (None, "", False),
+    (float("nan"), float("nan"), True), (0.5, 0.5, True), ([1, "a"], (1, "a"), True),
+    ({"a": 1, "b": [0]}, {"b": [0], "a": 1}, True), ({"a": 0}, {"a": False}, False)])
+def test_facts_are_the_same_exactly_when_their_json_is(a, b, same):
+    """The history folds a fact over releases when it is the same in each, compared as JSON
+    (``history._same``; strings, integers, booleans and None of one type without JSON)."""
+    assert history._same(a, b) is same
+    assert same == (json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True))
