@@ -207,6 +207,10 @@ def main() -> int:
                     help="timed builds of each copy, taken in turn (the median is kept)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
+    if args.repeat < 1:
+        ap.error("--repeat: at least 1")
+    if len(set(sizes)) != len(sizes) or not all(1 <= n <= len(MODELS) for n in sizes):
+        ap.error(f"--sizes: different numbers of models from 1 to {len(MODELS)}, e.g. 2,3,4")
     with contextlib.ExitStack() as stack:
         roots = {n: project_with(MODELS[:n], Path(stack.enter_context(
             tempfile.TemporaryDirectory(prefix="bench-growth-")))) for n in sizes}

@@ -181,12 +181,20 @@ SPLIT_WORDS = """() => {
   return [...new Set(out)];
 }"""
 
-_ALL = "() => ({" + ", ".join(f"{name}: ({js})()" for name, js in PROBES.items()) + "})"
+# every probe, each on its own: one that throws answers {error} and the others still answer,
+# so only the test reading that probe fails
+_GUARDED = "(() => {{ try {{ return ({js})(); }} catch (e) {{ return {{error: String(e)}}; }} }})()"
+_ALL = "() => ({" + ", ".join(f"{name}: " + _GUARDED.format(js=js)
+                              for name, js in PROBES.items()) + "})"
 # every animation and transition running now has ended (one frame on, so a transition the last
-# input started is among them)
+# input started is among them); one that repeats for ever is not waited for, and two seconds at
+# most in all
 _SETTLED = """async () => {
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
+  const ending = document.getAnimations()
+    .filter(a => a.effect && a.effect.getTiming().iterations !== Infinity)
+    .map(a => a.finished.catch(() => null));
+  await Promise.race([Promise.all(ending), new Promise(r => setTimeout(r, 2000))]);
 }"""
 
 
@@ -243,13 +251,17 @@ def _load(browser, base: str, path: str, viewport: str) -> Visit:
         if page.locator(".md-typeset pre").count():
             page.wait_for_selector(".md-code__nav", state="attached", timeout=15000)
         seen = page.evaluate(_ALL)
+        korean = path.startswith("/ko/")
+        if korean and viewport != "phone":
+            seen["split_words"] = page.evaluate(SPLIT_WORDS)
+        # pictures once every probe of the page as it opens has run (a full-page picture
+        # resizes the page for a moment)
         name = re.sub(r"[^a-z0-9.]+", "-", path.strip("/")) or "home"
         picture(page, f"{name}.{viewport}.png")
         picture(page, f"{name}.{viewport}.full.jpeg", full_page=True, type="jpeg", quality=80)
-        if path.startswith("/ko/"):
-            if viewport == "phone":  # the navigation drawer, opened as a reader would
-                page.locator('label.md-header__button[for="__drawer"]').tap()
-                page.evaluate(_SETTLED)
+        if korean and viewport == "phone":  # the navigation drawer, opened as a reader would
+            page.locator('label.md-header__button[for="__drawer"]').tap()
+            page.evaluate(_SETTLED)
             seen["split_words"] = page.evaluate(SPLIT_WORDS)
         return Visit(path, viewport, seen, tuple(problems), local[0])
     finally:

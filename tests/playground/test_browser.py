@@ -421,6 +421,7 @@ def test_pages_render_finished(tab, browser, site, db, model_id):
         assert seen["tabs"] >= 2 and seen["emptyTabs"] == 0  # pip / Docker
         assert seen["code"] >= 1 and seen["emptyCode"] == 0
         assert seen["headingWidth"] > 0 and seen["fonts"]
+        assert page.locator(".recipe-playground").count() == 1
         # JPEG: a full page is tens of thousands of pixels tall, and PNG takes seconds to encode
         picture(page, f"{model_id}.{lang}.jpeg", full_page=True, type="jpeg", quality=80)
         picture(page.locator(".recipe-playground"), f"playground.{model_id}.{lang}.png")
@@ -590,7 +591,9 @@ def test_the_effective_configuration_shows_only_when_it_has_rows(tab, cli, db, m
 @pytest.mark.parametrize("model_id", MODELS)
 def test_no_model_page_is_wider_than_a_phone(browser, site, model_id, lang):
     """At 390 px nothing pushes the page sideways: wide tables and code scroll in their box.
-    The recipe page and the pages under it (commands, benchmarks, advanced usage)."""
+    The recipe page and the pages under it (commands, benchmarks, advanced usage), in a phone's
+    viewport with touch, as the other phone tests open them (until stop 40, a 390 px desktop
+    window without touch)."""
     for sub in ["", *subpages(model_id)]:
         shown = visit(browser, site, page_of(lang, model_id) + sub, "phone")
         seen = shown.seen["widest"]

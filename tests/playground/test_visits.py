@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.browser import PICTURES, picture, serve
+from helpers.browser import PICTURES, chromium, picture, require_chromium, serve
 from helpers.visits import visit
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """The process's Chromium, with no built site: these tests serve pages of their own."""
+    require_chromium()
+    with chromium() as b:
+        yield b
 
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>t</title></head>
@@ -21,13 +29,24 @@ PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 
 def test_a_page_is_visited_once_per_site_path_and_viewport(browser, tmp_path):
     (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")
-    with serve(tmp_path) as first:
+    with serve(tmp_path) as first, serve(tmp_path) as second:
         seen = visit(browser, first, "/", "phone")
-    with serve(tmp_path) as second:  # another server of the same folder: the same visit
-        assert first != second
+        assert first != second  # another server of the same folder: the same visit
         assert visit(browser, second, "/", "phone") is seen
         other = visit(browser, second, "/", "desktop")
     assert other is not seen and other.viewport == "desktop"
+
+
+def test_a_probe_that_throws_fails_only_its_own_answer(browser, tmp_path):
+    """A page where the overlap probe cannot read a code block's first line (an empty one with
+    the theme's buttons) still gives every other probe's answer."""
+    (tmp_path / "index.html").write_text(PAGE.replace(
+        "<h1>Title</h1>", '<h1>Title</h1><pre><nav class="md-code__nav"></nav>'
+        '<code><span></span></code></pre>'), encoding="utf-8")
+    with serve(tmp_path) as base:
+        shown = visit(browser, base, "/", "desktop")
+    assert "error" in shown.seen["overlaps"], shown.seen["overlaps"]
+    assert shown.seen["widest"]["screen"] == 1440 and shown.seen["rendered"]["code"] == 1
 
 
 def test_a_probes_finding_and_a_page_error_reach_the_reader(browser, tmp_path):
