@@ -157,6 +157,33 @@ class Lease:
             _IDLE.setdefault(self.key, []).append((self.context, page))
 
 
+class Watch:
+    """What the pages a test watches report: ``problems`` (console errors and warnings, page
+    errors, requests to any host but the local server at ``base``) and ``local_requests``,
+    how many requests went to that server (a recorder that counts nothing is broken)."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.problems: list[str] = []
+        self.local_requests = 0
+
+    def attach(self, held: Lease) -> None:
+        """Record what the lent page ``held`` reports from now on (until it is given back)."""
+        held.on("console", self._console)
+        held.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        held.on("request", self._request)
+
+    def _console(self, message) -> None:
+        if message.type in ("error", "warning"):
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def _request(self, request) -> None:
+        if request.url.startswith(self.base + "/"):
+            self.local_requests += 1
+        elif not request.url.startswith(("data:", "blob:", "about:")):
+            self.problems.append(f"request to another host: {request.url}")
+
+
 # Pages kept between tests, by (site, viewport, touch): a new tab costs Chromium a renderer
 # process, the theme's and the Playground's scripts compiled again and the site fetched again,
 # about 1.7 CPU-seconds more than the same page opened in a tab it had before (bench: 2.8

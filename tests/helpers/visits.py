@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from helpers.browser import lease, picture, served_folder
+from helpers.browser import Watch, lease, picture, served_folder
 
 VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 
@@ -228,19 +228,8 @@ def visit(browser, base: str, path: str, viewport: str = "desktop") -> Visit:
 
 def _load(browser, base: str, path: str, viewport: str) -> Visit:
     held = lease(browser, base, VIEWPORTS[viewport], touch=viewport == "phone")
-    problems: list[str] = []
-    local = [0]
-
-    def request(r) -> None:
-        if r.url.startswith(base + "/"):
-            local[0] += 1
-        elif not r.url.startswith(("data:", "blob:", "about:")):
-            problems.append(f"request to another host: {r.url}")
-
-    held.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type in ("error", "warning") else None)
-    held.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    held.on("request", request)
+    watch = Watch(base)
+    watch.attach(held)
     try:
         page = held.page
         page.goto(base + path)
@@ -263,6 +252,6 @@ def _load(browser, base: str, path: str, viewport: str) -> Visit:
             page.locator('label.md-header__button[for="__drawer"]').tap()
             page.evaluate(_SETTLED)
             seen["split_words"] = page.evaluate(SPLIT_WORDS)
-        return Visit(path, viewport, seen, tuple(problems), local[0])
+        return Visit(path, viewport, seen, tuple(watch.problems), watch.local_requests)
     finally:
         held.close()

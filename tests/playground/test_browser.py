@@ -16,7 +16,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from helpers.browser import lease, picture
+from helpers.browser import Watch, lease, picture
 from helpers.visits import PROBES, visit
 from macros.engine.check import parse
 from macros.engine.selections import sample_playground
@@ -42,32 +42,22 @@ class Tab:
 
     def __init__(self, browser, base: str):
         self.browser, self.base = browser, base
-        self.problems: list[str] = []
-        self.local_requests = 0
+        self.watch = Watch(base)
         self.leases = []
 
     def new_page(self):
         held = lease(self.browser, self.base, {"width": 1280, "height": 900},
                      beside=self.leases[0] if self.leases else None)  # one profile
-        held.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
-                if m.type in ("error", "warning") else None)
-        held.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        held.on("request", self._request)
+        self.watch.attach(held)
         self.leases.append(held)
         return held.page
-
-    def _request(self, request) -> None:
-        if request.url.startswith(self.base + "/"):
-            self.local_requests += 1
-        elif not request.url.startswith(("data:", "blob:", "about:")):
-            self.problems.append(f"request to another host: {request.url}")
 
     def close(self) -> None:
         """Give the pages back; fail if any page logged an error or left the local server."""
         for held in self.leases:
             held.close()
-        assert not self.problems, ("the page logged errors or left the local server:\n"
-                                   + "\n".join(self.problems))
+        assert not self.watch.problems, ("the page logged errors or left the local server:\n"
+                                         + "\n".join(self.watch.problems))
 
     def open(self, lang: str = "en", hash_: str = "", page=None, model_id: str = MODEL):
         page = page or self.new_page()
