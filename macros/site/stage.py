@@ -482,8 +482,9 @@ class Stage:
             _spaced_search(site / "search.json")
 
 
-# Pygments wraps every run of blanks in a code block in <span class="w">, which no style
-# colours: a third of a model page's spans, gone without a visible change.
+# Pygments' lexers (Python's; the shell blocks' own, macros/site/lexer.py, marks no blanks) wrap
+# every run of blanks in a code block in <span class="w">, which no style colours: gone without
+# a visible change.
 _BLANK_SPAN = re.compile(r'<span class="w">([ \t\n]*)</span>')
 # The check and bench directives above a page's shell blocks (pages._directive, hand-written
 # ones too) are for the checker and the docs' tests, which read the Markdown (the sources and

@@ -19,6 +19,23 @@ _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "me
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
+# a fenced block of a built page's Markdown copy, and a highlighted block of its HTML
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)"
+                    r"^(?P=indent)(?P=ticks)[ \t]*$", re.M | re.S)
+CODE_BLOCK = re.compile(r'<div class="highlight"><pre><span></span><code>(.*?)</code></pre>',
+                        re.S)
+
+
+def code_blocks(page: Path) -> list[tuple[str, str, str]]:
+    """(language, Markdown body, HTML) of each code block of a built page (its folder), in
+    order: the Markdown copy beside the HTML gives each block's language."""
+    fences = [(m["lang"], re.sub(f"(?m)^{m['indent']}", "", m["body"]))
+              for m in _FENCE.finditer((page / "index.md").read_text(encoding="utf-8"))]
+    codes = CODE_BLOCK.findall((page / "index.html").read_text(encoding="utf-8"))
+    assert len(fences) == len(codes), f"{page}: {len(fences)} fences, {len(codes)} code blocks"
+    return [(lang, body, code) for (lang, body), code in zip(fences, codes)]
+
+
 def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 

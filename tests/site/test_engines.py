@@ -25,7 +25,8 @@ from playwright.sync_api import expect
 from helpers.browser import chromium, require_chromium, require_esbuild, serve
 from helpers.models import MODELS, subpages
 from helpers.project import project_copy
-from helpers.rendered import article, assert_404_keeps_its_language, require_zensical
+from helpers.rendered import (article, assert_404_keeps_its_language, code_blocks,
+                              require_zensical)
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = {"en": "", "ko": "ko"}
@@ -99,6 +100,20 @@ def test_every_page_reads_the_same_on_both_engines_in_both_languages(sites):
                 differences[(page, part)] = (ours[part], theirs[part])
     assert set(differences) == set(THEME_DIFFERENCES), {k: v for k, v in differences.items()
                                                         if k not in THEME_DIFFERENCES}
+
+
+def test_both_engines_colour_every_shell_block_of_a_model_alike(sites):
+    """The shell blocks' colouring (macros/site/lexer.py, mapped in mkdocs.yml) reaches
+    Zensical too: each bash block of every model page, both languages, is the same HTML."""
+    shell = 0
+    for model_id in MODELS:
+        for lang, part in ((lang, part) for lang in LANGS for part in ("", *subpages(model_id))):
+            folder = Path(LANGS[lang], "models", model_id, part)
+            ours, theirs = (code_blocks(sites[e] / folder) for e in ("mkdocs", "zensical"))
+            pairs = [(a[2], b[2]) for a, b in zip(ours, theirs) if a[0] == "bash"]
+            assert [a for a, b in pairs if a != b] == [], folder
+            shell += len(pairs)
+    assert shell
 
 
 def test_the_parity_check_sees_a_changed_command(sites, tmp_path):
