@@ -492,13 +492,8 @@ def _build_both(root: Path, scratch: Path, quiet: bool, engine: str, jobs: int) 
     engine's cleaning of its output removes another language). With ``jobs`` > 1 the other
     languages are built at the same time by forked workers, each in its own folder under the
     scratch, and moved into the site once the root site is done. Returns the site."""
-    from macros.site import lexer
     from macros.site.stage import Stage, StageFailed
 
-    try:
-        lexer.require()
-    except lexer.LexerMissing as exc:
-        raise BuildFailed(str(exc)) from None
     try:
         stage = Stage(root, scratch, engine_checks=engine == "mkdocs")
     except StageFailed as exc:

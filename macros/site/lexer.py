@@ -10,8 +10,9 @@ quoted string (a request's JSON body); the rest is one plain text run.
 ``mkdocs.yml`` maps the ``bash`` fence to it (``pymdownx.highlight``'s
 ``extend_pygments_lang``), so the Markdown still says ``bash`` for every reader of it (the
 checker, Sybil, the translators) and only the colouring changes. Pygments finds the lexer by
-the ``pygments.lexers`` entry point in ``pyproject.toml``; ``require()`` makes a build whose
-install predates that entry point fail with what to run instead of quietly printing plain text.
+the ``pygments.lexers`` entry point in ``pyproject.toml``; ``require()`` (run by every stage,
+so by a build and the preview) makes an install that predates that entry point fail with what to
+run instead of quietly printing plain text.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ class RecipeShellLexer(RegexLexer):
 
     tokens = {
         "root": [
-            # a comment starts a word: at a line's start or after a blank, never inside a word
-            # (a URL's fragment) or a quoted string (matched whole below, before its '#')
-            (r"(?:(?<=\s)|^)#[^\n]*", Comment.Single),
+            # a comment starts a word: at a line's start or after a blank or an operator, never
+            # inside a word (a URL's fragment) or a quoted string (matched whole below)
+            (r"(?:(?<=[ \t\n;&|()])|^)#[^\n]*", Comment.Single),
+            # an escaped character, a line continuation included, is text: \' opens no string
+            (r"\\[\s\S]", Text),
             (r"'[^']*'", String.Single),
-            (r'"(?:\\.|[^"\\])*"', String.Double),
-            (r"[^#'\"]+", Text),
+            (r'"(?:\\[\s\S]|[^"\\])*"', String.Double),
+            (r"[^#'\"\\]+", Text),
             (r".", Text),
         ],
     }

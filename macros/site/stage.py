@@ -149,6 +149,12 @@ class Stage:
         """``engine_checks``: the engine is MkDocs in this process, and judges the links and
         attribute lists of its own conversion (``macros.site.published``; ``check_published`` after
         it ran) instead of the stage converting each rendered page a second time."""
+        from macros.site import lexer
+
+        try:
+            lexer.require()  # the shell blocks' colouring, before any page is read
+        except lexer.LexerMissing as exc:
+            raise StageFailed(str(exc)) from None
         self.root, self.work = Path(root).resolve(), Path(work)
         self.engine_checks = engine_checks
         self.dir = self.work / "stage"
@@ -482,9 +488,9 @@ class Stage:
             _spaced_search(site / "search.json")
 
 
-# Pygments' lexers (Python's; the shell blocks' own, macros/site/lexer.py, marks no blanks) wrap
-# every run of blanks in a code block in <span class="w">, which no style colours: gone without
-# a visible change.
+# Pygments' lexers (Python's, YAML's, TOML's; the shell blocks' own, macros/site/lexer.py, marks
+# no blanks) wrap every run of blanks in a code block in <span class="w">, which no style
+# colours: gone without a visible change.
 _BLANK_SPAN = re.compile(r'<span class="w">([ \t\n]*)</span>')
 # The check and bench directives above a page's shell blocks (pages._directive, hand-written
 # ones too) are for the checker and the docs' tests, which read the Markdown (the sources and

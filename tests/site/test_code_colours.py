@@ -57,6 +57,14 @@ def test_a_command_is_one_plain_run_and_its_comments_are_marked():
     # a quote left open is text, not a string running to the end
     ("it's", [(Text, "it's\n")]),
     ("  # indented", [(Text, "  "), (Comment.Single, "# indented"), (Text, "\n")]),
+    # an escaped quote opens no string; an escaped line end stays inside a string
+    ("echo it\\'s -x 'a b'", [(Text, "echo it\\'s -x "), (String.Single, "'a b'"),
+                                (Text, "\n")]),
+    ('bash -c "a \\\n b" # c', [(Text, "bash -c "), (String.Double, '"a \\\n b"'),
+                                  (Text, " "), (Comment.Single, "# c"), (Text, "\n")]),
+    # after an operator a word starts, so may a comment; after a no-break space it does not
+    ("a;# c", [(Text, "a;"), (Comment.Single, "# c"), (Text, "\n")]),
+    ("a\u00a0# c", [(Text, "a\u00a0# c\n")]),
 ])
 def test_what_is_a_comment_and_what_is_a_string(text, expected):
     assert tokens(text) == expected
@@ -87,9 +95,13 @@ def test_mkdocs_yml_colours_a_bash_fence_with_it_and_python_as_before():
     assert {"n", "o", "mi"} <= {cls for cls, _ in _SPAN.findall(python)}
 
 
-def test_a_build_with_no_lexer_fails_saying_what_to_run(monkeypatch):
+def test_a_build_with_no_lexer_fails_saying_what_to_run(monkeypatch, tmp_path):
+    """An install older than the entry point: the build stops before any page, saying what to
+    run, and leaves nothing behind (the preview's stage checks the same)."""
     import pygments.lexers
     from pygments.util import ClassNotFound
+
+    from macros.site.build import BuildFailed, build_site
 
     def missing(alias, **options):
         raise ClassNotFound(alias)
@@ -97,6 +109,9 @@ def test_a_build_with_no_lexer_fails_saying_what_to_run(monkeypatch):
     monkeypatch.setattr(pygments.lexers, "get_lexer_by_name", missing)
     with pytest.raises(lexer.LexerMissing, match="make install"):
         lexer.require()
+    with pytest.raises(BuildFailed, match="no lexer 'recipe-shell'.*make install"):
+        build_site(out=tmp_path / "site", quiet=True)
+    assert not (tmp_path / "site").exists()
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -105,20 +120,20 @@ def test_every_shell_block_of_a_model_marks_comments_and_strings_only(built_site
                                                                       lang):
     """On each of the model's pages: a bash block's HTML carries comment and string spans only,
     each hint line of its Markdown (a line that is a comment) is one whole comment span, and
-    its text is the Markdown's."""
+    every block's text (a Python one's too, whose blank spans the build takes out) is its
+    Markdown's."""
     base = built_site / LANGS[lang] / "models" / model_id
     shell = 0
     for part in ("", *subpages(model_id)):
         for language, body, code in code_blocks(base / part):
+            assert html.unescape(re.sub(r"<[^>]+>", "", code)).rstrip("\n") == \
+                body.rstrip("\n"), (part, language)
             if language != "bash":
                 continue
             shell += 1
             spans = _SPAN.findall(code)
             assert {cls for cls, _ in spans} <= SHELL_CLASSES, (part, code[:400])
-            comments = [html.unescape(text) for cls, text in spans if cls == "c1"]
+            comments = [html.unescape(text).strip() for cls, text in spans if cls == "c1"]
             hints = [line.strip() for line in body.splitlines() if line.lstrip().startswith("#")]
             assert [hint for hint in hints if hint not in comments] == [], part
-            assert html.unescape(re.sub(r"<[^>]+>", "", code)).rstrip("\n") == \
-                body.rstrip("\n")
     assert shell, f"{model_id}: no shell block on its pages"
-

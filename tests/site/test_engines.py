@@ -110,7 +110,8 @@ def test_both_engines_colour_every_shell_block_of_a_model_alike(sites):
         for lang, part in ((lang, part) for lang in LANGS for part in ("", *subpages(model_id))):
             folder = Path(LANGS[lang], "models", model_id, part)
             ours, theirs = (code_blocks(sites[e] / folder) for e in ("mkdocs", "zensical"))
-            pairs = [(a[2], b[2]) for a, b in zip(ours, theirs) if a[0] == "bash"]
+            assert [b[:2] for b in ours] == [b[:2] for b in theirs], folder
+            pairs = [(a[2], b[2]) for a, b in zip(ours, theirs, strict=True) if a[0] == "bash"]
             assert [a for a, b in pairs if a != b] == [], folder
             shell += len(pairs)
     assert shell
