@@ -393,6 +393,39 @@ def test_random_selections_via_the_hash(tab, cli, db, model_id):
         assert {k: chosen.get(k) for k in selection} == selection
 
 
+# Follow link ``b`` just after the Playground began greying the options of link ``a`` (its
+# probes run in tasks after the paint: ui.js probeIdle): once the frame is painted and the
+# probing is queued, before its first task runs.
+_FOLLOW_DURING_PROBING = """async ([a, b]) => {
+    const root = document.querySelector('.recipe-playground');
+    const go = hash => { history.replaceState(null, '', '#' + hash);
+                         window.dispatchEvent(new HashChangeEvent('hashchange')); };
+    go(a);
+    await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+    go(b);
+    return root.getAttribute('data-probed');
+}"""
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_link_followed_while_the_options_are_greyed_keeps_its_choices(tab, cli, db, model_id):
+    """Every model: the greying of the previous selection's options stops once another link is
+    followed; it never takes the new selection's choices away (it unpressed DeepSeek-V4's tp 1
+    after a link from tp 2, with the right command shown)."""
+    page = tab.new_page()
+    picks = sample_playground(db, model_id, 6, seed=2024)
+    page.goto(tab.base + page_of("en", model_id) + "#" + urlencode(picks[0]))
+    page.wait_for_selector(".recipe-playground[data-mounted=ready]")
+    for a, b in zip(picks, picks[1:]):
+        before = page.evaluate(_FOLLOW_DURING_PROBING, [urlencode(a), urlencode(b)])
+        page.wait_for_function(  # b's options greyed: the round after the link is finished
+            "before => document.querySelector('.recipe-playground')"
+            ".getAttribute('data-probed') !== before", arg=before)
+        wait_text(page, "command", expected(cli, b, model_id=model_id)["command"])
+        chosen = pressed(page)
+        assert {k: chosen.get(k) for k in b} == b
+
+
 @pytest.mark.page_visits
 @pytest.mark.parametrize("model_id", MODELS)
 def test_pages_render_finished(tab, browser, site, db, model_id):

@@ -283,6 +283,10 @@ Playground.prototype.update = function (writeHash) {
     return;
   }
   this.res = res;
+  // a new selection: the greying and same-command tasks queued for the one before stop here
+  // (left running until this one's begin after the paint, they drew the old result's verdicts
+  // over the new choices and unpressed a chosen option)
+  var updated = (this.updated = (this.updated || 0) + 1);
   if (res.sglang === res.sglang_default) this.release = null;  // the recipe's own: implicit
   // The state is what the reader sees: snapped picks are forgotten, defaults stay implicit.
   this.dims.forEach(function (k) { self.top[k] = res.match[k]; });
@@ -292,7 +296,6 @@ Playground.prototype.update = function (writeHash) {
   if (writeHash || this.hash) this.scheduleHash(res);
   // after the paint: the probes that grey options and the options that give this very command
   // (both a few composes per task)
-  var updated = (this.updated = (this.updated || 0) + 1);
   this.output.same.hidden = true;
   afterPaint(function () {
     if (updated !== self.updated) return;  // a later change took over
@@ -304,11 +307,11 @@ Playground.prototype.update = function (writeHash) {
 /** effects.same_command after the paint, a few composes per task (as probeIdle): which other
  *  options of a dimension give this very command here, said under the status. */
 Playground.prototype.sameIdle = function (res) {
-  var self = this, round = this.round, probe = sameProbe(this.data, res, this.selection());
+  var self = this, updated = this.updated, probe = sameProbe(this.data, res, this.selection());
   var queue = sameQueue(this.data, res), same = {};
   this.output.same.hidden = true;
   function step() {
-    if (round !== self.round) return;  // a newer selection took over
+    if (updated !== self.updated) return;  // a newer selection took over
     var started = Date.now();
     try {
       while (queue.length && Date.now() - started < 8) {
@@ -341,11 +344,11 @@ function afterPaint(fn) {
  *  result (gate.no-effect) or a command SGLang refuses (gate.refused) is greyed. Settings folded under More settings are probed
  *  when it opens. The root's data-probed counts finished rounds (for tests). */
 Playground.prototype.probeIdle = function (res) {
-  var self = this, round = (this.round = (this.round || 0) + 1);
+  var self = this, round = (this.round = (this.round || 0) + 1), updated = this.updated;
   var open = !this.more || this.more.open, probe = optionProbe(this.data, res);
   var queue = probeQueue(res, function (axis) { return open || !self.cardOf[axis]; });
   function step() {
-    if (round !== self.round) return;  // a newer selection took over
+    if (round !== self.round || updated !== self.updated) return;  // a newer round or selection
     var started = Date.now();
     while (queue.length && Date.now() - started < 8) {
       var q = queue[0], reason;
