@@ -4,17 +4,20 @@ its first command; the first release the reader picks that only the later part h
 it, once, and the command is the one ``recipes command --sglang`` prints for that release.
 (A link naming such a release, loaded fresh: test_browser.py's release selector test;
 "Deploy as", which fetches it too: test_browser_deploy.py.) A later part that cannot be
-fetched is said, and the command stays. No sitemap.xml is fetched: the
+fetched is said, and the command stays; a platform picked while a link's release is fetched
+stays picked. No sitemap.xml is fetched: the
 theme's language re-mapping, which would read every language's, is ours (lang-switch.js)."""
 
 from __future__ import annotations
+
+from urllib.parse import urlencode
 
 import pytest
 
 from macros.site.export import export_model, image_releases, later_name
 
 from helpers.models import MODELS
-from test_browser import hash_of, wait_text
+from test_browser import _PRESSED_ARE, click, hash_of, pressed, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -72,5 +75,42 @@ def test_a_later_part_that_cannot_be_fetched_is_said_and_the_command_stays(site,
     assert notice.text_content() == db.t("en", "ui.load-failed")
     assert page.locator('[data-testid="command"]').text_content() == shown
     assert page.get_attribute(".recipe-playground", "aria-busy") is None
+    context.close()
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_platform_picked_while_a_links_release_is_fetched_stays_picked(
+        site, browser, db, model_id):
+    """A link naming a release only the later part holds waits for that part; a platform the
+    reader picks meanwhile is the one shown once the part is in: the link is not drawn again
+    over the reader's choice."""
+    whole = export_model(db, model_id, "en")
+    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+    first = db.model(model_id).cells[0].match
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    held: list = []  # the later part's request, answered when the test says so
+    page.route(f"**/{later_name(model_id, 'en')}", lambda route: held.append(route))
+    page.goto(f"{site}/models/{model_id}/")
+    page.wait_for_selector(".recipe-playground[data-probed]", timeout=15000)
+    page.evaluate("h => { location.hash = h; }", "#" + urlencode({**first, "sglang": release}))
+    for _ in range(250):  # the link asks for the later part
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the link to a release of the later part did not fetch it"
+    other = next(hw for hw in db.model(model_id).info.hardware if hw != first["hw"])
+    click(page, "hw", other)
+    held[0].continue_()
+    page.wait_for_function("() => !document.querySelector('.recipe-playground')"
+                           ".hasAttribute('aria-busy')", timeout=10000)
+    try:
+        page.wait_for_function(_PRESSED_ARE, arg={"hw": other}, timeout=5000)
+    except Exception:
+        pass
+    assert pressed(page)["hw"] == other
     context.close()
     assert not errors, errors

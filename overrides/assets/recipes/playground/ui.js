@@ -219,7 +219,10 @@ Playground.prototype.load = function (hash) {
     return this.loadNow(hash);
   } catch (e) {
     if (!isLater(e)) throw e;
-    return this.later().then(function () { return self.load(hash); });
+    // drawn once the part is in, unless the reader chose something meanwhile: the link is not
+    // drawn again over that choice (which is drawn, on the link's release, once the part is in)
+    var asked = this.asked;
+    return this.later().then(function () { if (self.asked === asked) return self.load(hash); });
   }
 };
 
@@ -275,6 +278,7 @@ Playground.prototype.selection = function () {
  *  part first (it is drawn once that is in: the selection as it is then). */
 Playground.prototype.update = function (writeHash) {
   var self = this, data = this.data, res;
+  this.asked = (this.asked || 0) + 1;  // a choice, drawn now or once the later part is in
   try {
     res = compose(data, this.selection());
   } catch (e) {
