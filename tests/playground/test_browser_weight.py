@@ -79,6 +79,35 @@ def test_a_later_part_that_cannot_be_fetched_is_said_and_the_command_stays(site,
     assert not errors, errors
 
 
+def _hold_later(page, model_id: str) -> list:
+    """The later part's requests, answered (``continue_``) when the test says so."""
+    held: list = []
+    page.route(f"**/{later_name(model_id, 'en')}", lambda route: held.append(route))
+    return held
+
+
+def _asked(page, held: list) -> None:
+    for _ in range(250):
+        if held:
+            return
+        page.wait_for_timeout(20)
+    raise AssertionError("the link to a release of the later part did not fetch it")
+
+
+def _link(page, selection: dict) -> None:
+    page.evaluate("h => { location.hash = h; }", "#" + urlencode(selection))
+
+
+def _released(page, held: list, hw: str) -> None:
+    held[0].continue_()
+    page.wait_for_function("() => !document.querySelector('.recipe-playground')"
+                           ".hasAttribute('aria-busy')", timeout=10000)
+    try:
+        page.wait_for_function(_PRESSED_ARE, arg={"hw": hw}, timeout=5000)
+    except Exception:
+        pass
+
+
 @pytest.mark.parametrize("model_id", MODELS)
 def test_a_platform_picked_while_a_links_release_is_fetched_stays_picked(
         site, browser, db, model_id):
@@ -92,25 +121,42 @@ def test_a_platform_picked_while_a_links_release_is_fetched_stays_picked(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    held: list = []  # the later part's request, answered when the test says so
-    page.route(f"**/{later_name(model_id, 'en')}", lambda route: held.append(route))
+    held = _hold_later(page, model_id)
     page.goto(f"{site}/models/{model_id}/")
     page.wait_for_selector(".recipe-playground[data-probed]", timeout=15000)
-    page.evaluate("h => { location.hash = h; }", "#" + urlencode({**first, "sglang": release}))
-    for _ in range(250):  # the link asks for the later part
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held, "the link to a release of the later part did not fetch it"
+    _link(page, {**first, "sglang": release})
+    _asked(page, held)
     other = next(hw for hw in db.model(model_id).info.hardware if hw != first["hw"])
     click(page, "hw", other)
-    held[0].continue_()
-    page.wait_for_function("() => !document.querySelector('.recipe-playground')"
-                           ".hasAttribute('aria-busy')", timeout=10000)
-    try:
-        page.wait_for_function(_PRESSED_ARE, arg={"hw": other}, timeout=5000)
-    except Exception:
-        pass
+    _released(page, held, other)
     assert pressed(page)["hw"] == other
+    context.close()
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_of_two_links_followed_while_the_release_is_fetched_the_second_is_shown(
+        site, browser, db, model_id):
+    """Two links naming a release of the later part, the second followed while the first
+    waits: once the part is in, the second link's selection is shown and is the address."""
+    whole = export_model(db, model_id, "en")
+    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+    cells = db.model(model_id).cells
+    first = cells[0].match
+    second = next(c.match for c in cells if c.match["hw"] != first["hw"])
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    held = _hold_later(page, model_id)
+    page.goto(f"{site}/models/{model_id}/")
+    page.wait_for_selector(".recipe-playground[data-probed]", timeout=15000)
+    _link(page, {**first, "sglang": release})
+    _asked(page, held)
+    _link(page, {**second, "sglang": release})
+    _released(page, held, second["hw"])
+    assert pressed(page)["hw"] == second["hw"]
+    page.wait_for_function("hw => location.hash.includes('hw=' + hw)", arg=second["hw"])
+    assert hash_of(page.url)["hw"] == second["hw"]
     context.close()
     assert not errors, errors

@@ -5,8 +5,8 @@
  * chose, the request length, the release) read from a hash (load) and written back to it (scheduleHash,
  * with the language links, once the click's frame is painted); composing on every change (update) and
  * greying, in the background after that frame, the options that would change nothing (probeIdle); the
- * export's later part fetched the first time a result needs it (later), and that result composed again
- * then. The output side is output.js. DOM.
+ * export's later part fetched the first time a result needs it (later), and the newest of the reader's
+ * actions waiting for it composed again then. The output side is output.js. DOM.
  */
 import { list } from './python.js';
 import { compose, dimensionsOf } from './resolve.js';
@@ -212,21 +212,23 @@ Playground.prototype.choose = function (key, value, button) {
 Playground.prototype.owns = function (hash) { return ownsHash(this.data, this.dims, hash); };
 
 /** The selection of a hash, composed; a promise when the result waits for the export's later
- *  part (a link naming another release), that is kept once it is drawn. */
+ *  part (a link naming another release), kept once it is drawn, or once a newer action is. */
 Playground.prototype.load = function (hash) {
   var self = this;
   try {
     return this.loadNow(hash);
   } catch (e) {
     if (!isLater(e)) throw e;
-    // drawn once the part is in, unless the reader chose something meanwhile: the link is not
-    // drawn again over that choice (which is drawn, on the link's release, once the part is in)
+    // loaded again once the part is in, unless the reader has since chosen something or
+    // followed another link (loadNow and update count them in this.asked): the newer action's
+    // state is the one drawn then, not this link's over it
     var asked = this.asked;
     return this.later().then(function () { if (self.asked === asked) return self.load(hash); });
   }
 };
 
 Playground.prototype.loadNow = function (hash) {
+  this.asked = (this.asked || 0) + 1;  // a link followed (load's wait for the later part)
   var self = this, read = readSelection(this.data, this.dims, hash), input = this.output.avgInput;
   var unknown = unknownPairs(this.data, this.dims, hash);
   this.notice.hidden = !unknown.length;  // a link's value this page does not offer, named
@@ -254,7 +256,7 @@ Playground.prototype.forgetDefaults = function () {
     self.dims.forEach(function (k) { top[k] = full.match[k]; });
     plain = compose(this.data, top);
   } catch (e) {
-    if (isLater(e)) throw e;  // load asks again once the later part is in
+    if (isLater(e)) throw e;  // load asks again once the later part is in (unless overtaken)
     return;
   }
   Object.keys(this.explicit).forEach(function (k) {
@@ -275,14 +277,15 @@ Playground.prototype.selection = function () {
 };
 
 /** Compose the selection and draw it; a promise when the result needs the export's later
- *  part first (it is drawn once that is in: the selection as it is then). */
-Playground.prototype.update = function (writeHash) {
+ *  part first (it is drawn once that is in: the selection as it is then). ``again``: that
+ *  second draw, which is no new action of the reader's (this.asked, read by load). */
+Playground.prototype.update = function (writeHash, again) {
   var self = this, data = this.data, res;
-  this.asked = (this.asked || 0) + 1;  // a choice, drawn now or once the later part is in
+  if (!again) this.asked = (this.asked || 0) + 1;  // a choice or a link, drawn now or once the part is in
   try {
     res = compose(data, this.selection());
   } catch (e) {
-    if (isLater(e)) return this.later().then(function () { return self.update(writeHash); });
+    if (isLater(e)) return this.later().then(function () { return self.update(writeHash, true); });
     if (typeof console !== 'undefined') console.warn('recipe playground:', e);
     return;
   }
