@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,6 +44,15 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A connection the browser dropped mid-request (a tab closed, a fetch given up) is the
+        browser's doing and is judged by the test; any other error is printed as usual."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 # The folder each running server serves, by base URL (``served_folder``).
 _SERVED: dict[str, Path] = {}
 
@@ -50,8 +60,7 @@ _SERVED: dict[str, Path] = {}
 @contextmanager
 def serve(site: Path):
     """Serve ``site`` on 127.0.0.1:<free port>; yields the base URL."""
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}"

@@ -160,3 +160,31 @@ def test_of_two_links_followed_while_the_release_is_fetched_the_second_is_shown(
     assert hash_of(page.url)["hw"] == second["hw"]
     context.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_link_followed_while_the_opening_links_release_is_fetched_is_the_one_shown(
+        site, browser, db, model_id):
+    """The page opened from a link naming a release of the later part mounts once that part is
+    in; a link followed meanwhile (a matrix link, say) is the selection shown then, and the
+    address."""
+    whole = export_model(db, model_id, "en")
+    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+    cells = db.model(model_id).cells
+    first = cells[0].match
+    second = next(c.match for c in cells if c.match["hw"] != first["hw"])
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    held = _hold_later(page, model_id)
+    page.goto(f"{site}/models/{model_id}/#" + urlencode({**first, "sglang": release}))
+    _asked(page, held)
+    _link(page, {**second, "sglang": release})
+    _released(page, held, second["hw"])
+    page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=10000)
+    assert pressed(page)["hw"] == second["hw"]
+    page.wait_for_function("hw => location.hash.includes('hw=' + hw)", arg=second["hw"])
+    assert hash_of(page.url)["hw"] == second["hw"]
+    context.close()
+    assert not errors, errors

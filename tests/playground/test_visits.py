@@ -5,6 +5,11 @@ pictures are drawn only when asked for."""
 
 from __future__ import annotations
 
+import socket
+import struct
+import time
+import urllib.request
+
 import pytest
 
 from helpers.browser import PICTURES, chromium, picture, require_chromium, serve
@@ -83,3 +88,17 @@ def test_pictures_are_drawn_only_when_a_folder_is_named(tmp_path, monkeypatch):
     assert target.calls == [{"path": str(tmp_path / "shots" / "a.jpeg"), "full_page": True,
                              "type": "jpeg"}]
     assert (tmp_path / "shots" / "a.jpeg").read_bytes() == b"picture"
+
+
+def test_the_site_server_prints_nothing_for_a_connection_the_browser_dropped(tmp_path, capfd):
+    """A connection reset before its request (a tab closed mid-fetch) prints no traceback in
+    the run's output; the server goes on serving."""
+    (tmp_path / "index.html").write_text("<p>here</p>", encoding="utf-8")
+    with serve(tmp_path) as base:
+        dropped = socket.create_connection(("127.0.0.1", int(base.rsplit(":", 1)[1])))
+        dropped.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        dropped.close()  # a reset, not an orderly close
+        with urllib.request.urlopen(base + "/") as answer:
+            assert b"here" in answer.read()
+        time.sleep(0.3)  # the dropped connection's thread has read its reset
+    assert "Traceback" not in capfd.readouterr().err

@@ -73,13 +73,16 @@ function start(root, m, data) {
     var pg = new Playground(root, data, fetchJSON);
     root.playground = pg;
     m.mountDeploy(pg, root);
+    // listening before the first load: a link followed while that one waits for its release's
+    // catalog is the one shown once it is in (ui.js load)
+    window.addEventListener('hashchange', function () {
+      var hash = readHash();
+      if (root.getAttribute('data-mounted') === 'failed') return;
+      if (location.hash !== pg.hash && pg.owns(hash)) m.quiet(pg.load(hash));
+    });
     return Promise.resolve(pg.load(readHash())).then(function () { return pg; });  // a link's release: its catalog first
   }).then(function (pg) {
     document.addEventListener('recipes:values', function () { if (pg.res) pg.renderOutput(pg.res); });
-    window.addEventListener('hashchange', function () {
-      var hash = readHash();
-      if (location.hash !== pg.hash && pg.owns(hash)) m.quiet(pg.load(hash));
-    });
     root.setAttribute('data-mounted', 'ready');
     root.removeAttribute('aria-busy');
     settled();
