@@ -4,12 +4,15 @@ its first command; the first release the reader picks that only the later part h
 it, once, and the command is the one ``recipes command --sglang`` prints for that release.
 (A link naming such a release, loaded fresh: test_browser.py's release selector test;
 "Deploy as", which fetches it too: test_browser_deploy.py.) A later part that cannot be
-fetched is said, and the command stays; a platform picked while a link's release is fetched
-stays picked. No sitemap.xml is fetched: the
-theme's language re-mapping, which would read every language's, is ours (lang-switch.js)."""
+fetched is said, and the command stays. While a link's release is fetched (the part held by
+the test), the newest action is the one shown once it is in: a platform the reader picks, or
+another link, followed from the page or while the page opened from a link mounts. No
+sitemap.xml is fetched: the theme's language re-mapping, which would read every language's, is
+ours (lang-switch.js)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from urllib.parse import urlencode
 
 import pytest
@@ -22,11 +25,16 @@ from test_browser import _PRESSED_ARE, click, hash_of, pressed, wait_text
 pytestmark = pytest.mark.browser
 
 
+def later_release(db, model_id: str) -> str:
+    """A release of the model's flag history that only the export's later part holds."""
+    whole = export_model(db, model_id, "en")
+    return next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+
+
 @pytest.mark.parametrize("model_id", MODELS)
 def test_the_page_mounts_without_the_later_part_and_fetches_it_for_another_release(
         site, browser, db, cli, model_id):
-    whole = export_model(db, model_id, "en")
-    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+    release = later_release(db, model_id)
     later = "/assets/recipes/" + later_name(model_id, "en")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
@@ -59,8 +67,7 @@ def test_a_later_part_that_cannot_be_fetched_is_said_and_the_command_stays(site,
     """The later part refused (HTTP 404): picking a release it holds says the Playground could
     not load its data (the page's own words) and keeps the command it showed; no script error."""
     model_id = MODELS[0]
-    whole = export_model(db, model_id, "en")
-    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
+    release = later_release(db, model_id)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
@@ -79,33 +86,68 @@ def test_a_later_part_that_cannot_be_fetched_is_said_and_the_command_stays(site,
     assert not errors, errors
 
 
-def _hold_later(page, model_id: str) -> list:
-    """The later part's requests, answered (``continue_``) when the test says so."""
-    held: list = []
-    page.route(f"**/{later_name(model_id, 'en')}", lambda route: held.append(route))
-    return held
+class Held:
+    """A model page whose request for the later part waits until ``release`` answers it; the
+    first cell's selection and another platform's cell, each with a release of that part."""
+
+    def __init__(self, page, db, model_id: str):
+        self.page, self.requests = page, []
+        page.route(f"**/{later_name(model_id, 'en')}", lambda route: self.requests.append(route))
+        cells, release = db.model(model_id).cells, later_release(db, model_id)
+        first = cells[0].match
+        second = next((c.match for c in cells if c.match["hw"] != first["hw"]), None)
+        if second is None:
+            pytest.skip(f"{model_id}: every cell is on one platform, there is no other to pick")
+        self.first, self.second = {**first, "sglang": release}, {**second, "sglang": release}
+
+    def asked(self) -> None:
+        """Wait for the page to ask for the later part."""
+        for _ in range(250):
+            if self.requests:
+                return
+            self.page.wait_for_timeout(20)
+        raise AssertionError("the link to a release of the later part did not fetch it")
+
+    def follow(self, selection: dict) -> None:
+        self.page.evaluate("h => { location.hash = h; }", "#" + urlencode(selection))
+
+    def release(self, hw: str) -> None:
+        """Answer the request; wait until the page is no longer busy and ``hw`` is pressed
+        (or 5 s: the test then compares what is pressed)."""
+        self.requests[0].continue_()
+        self.page.wait_for_function("() => !document.querySelector('.recipe-playground')"
+                                    ".hasAttribute('aria-busy')", timeout=10000)
+        try:
+            self.page.wait_for_function(_PRESSED_ARE, arg={"hw": hw}, timeout=5000)
+        except Exception:
+            pass
+
+    def shows(self, selection: dict) -> None:
+        """The Playground shows ``selection``'s platform, and the address names it."""
+        assert pressed(self.page)["hw"] == selection["hw"]
+        self.page.wait_for_function("hw => location.hash.includes('hw=' + hw)",
+                                    arg=selection["hw"])
+        assert hash_of(self.page.url)["hw"] == selection["hw"]
 
 
-def _asked(page, held: list) -> None:
-    for _ in range(250):
-        if held:
-            return
-        page.wait_for_timeout(20)
-    raise AssertionError("the link to a release of the later part did not fetch it")
-
-
-def _link(page, selection: dict) -> None:
-    page.evaluate("h => { location.hash = h; }", "#" + urlencode(selection))
-
-
-def _released(page, held: list, hw: str) -> None:
-    held[0].continue_()
-    page.wait_for_function("() => !document.querySelector('.recipe-playground')"
-                           ".hasAttribute('aria-busy')", timeout=10000)
+@contextmanager
+def held_later(site, browser, db, model_id: str, opened_from_link: bool = False):
+    """A new tab on the model page (``opened_from_link``: from ``Held.first``'s link, still
+    mounting) with the later part held (``Held``); closed after, no script error thrown in it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.wait_for_function(_PRESSED_ARE, arg={"hw": hw}, timeout=5000)
-    except Exception:
-        pass
+        held = Held(page, db, model_id)
+        link = "#" + urlencode(held.first) if opened_from_link else ""
+        page.goto(f"{site}/models/{model_id}/{link}")
+        if not opened_from_link:
+            page.wait_for_selector(".recipe-playground[data-probed]", timeout=15000)
+        yield held
+    finally:
+        context.close()
+    assert not errors, errors
 
 
 @pytest.mark.parametrize("model_id", MODELS)
@@ -114,24 +156,12 @@ def test_a_platform_picked_while_a_links_release_is_fetched_stays_picked(
     """A link naming a release only the later part holds waits for that part; a platform the
     reader picks meanwhile is the one shown once the part is in: the link is not drawn again
     over the reader's choice."""
-    whole = export_model(db, model_id, "en")
-    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
-    first = db.model(model_id).cells[0].match
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    held = _hold_later(page, model_id)
-    page.goto(f"{site}/models/{model_id}/")
-    page.wait_for_selector(".recipe-playground[data-probed]", timeout=15000)
-    _link(page, {**first, "sglang": release})
-    _asked(page, held)
-    other = next(hw for hw in db.model(model_id).info.hardware if hw != first["hw"])
-    click(page, "hw", other)
-    _released(page, held, other)
-    assert pressed(page)["hw"] == other
-    context.close()
-    assert not errors, errors
+    with held_later(site, browser, db, model_id) as held:
+        held.follow(held.first)
+        held.asked()
+        click(held.page, "hw", held.second["hw"])
+        held.release(held.second["hw"])
+        assert pressed(held.page)["hw"] == held.second["hw"]
 
 
 @pytest.mark.parametrize("model_id", MODELS)
@@ -139,27 +169,12 @@ def test_of_two_links_followed_while_the_release_is_fetched_the_second_is_shown(
         site, browser, db, model_id):
     """Two links naming a release of the later part, the second followed while the first
     waits: once the part is in, the second link's selection is shown and is the address."""
-    whole = export_model(db, model_id, "en")
-    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
-    cells = db.model(model_id).cells
-    first = cells[0].match
-    second = next(c.match for c in cells if c.match["hw"] != first["hw"])
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    held = _hold_later(page, model_id)
-    page.goto(f"{site}/models/{model_id}/")
-    page.wait_for_selector(".recipe-playground[data-probed]", timeout=15000)
-    _link(page, {**first, "sglang": release})
-    _asked(page, held)
-    _link(page, {**second, "sglang": release})
-    _released(page, held, second["hw"])
-    assert pressed(page)["hw"] == second["hw"]
-    page.wait_for_function("hw => location.hash.includes('hw=' + hw)", arg=second["hw"])
-    assert hash_of(page.url)["hw"] == second["hw"]
-    context.close()
-    assert not errors, errors
+    with held_later(site, browser, db, model_id) as held:
+        held.follow(held.first)
+        held.asked()
+        held.follow(held.second)
+        held.release(held.second["hw"])
+        held.shows(held.second)
 
 
 @pytest.mark.parametrize("model_id", MODELS)
@@ -168,23 +183,9 @@ def test_a_link_followed_while_the_opening_links_release_is_fetched_is_the_one_s
     """The page opened from a link naming a release of the later part mounts once that part is
     in; a link followed meanwhile (a matrix link, say) is the selection shown then, and the
     address."""
-    whole = export_model(db, model_id, "en")
-    release = next(v for v in whole["releases"]["order"] if v not in image_releases(whole))
-    cells = db.model(model_id).cells
-    first = cells[0].match
-    second = next(c.match for c in cells if c.match["hw"] != first["hw"])
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    held = _hold_later(page, model_id)
-    page.goto(f"{site}/models/{model_id}/#" + urlencode({**first, "sglang": release}))
-    _asked(page, held)
-    _link(page, {**second, "sglang": release})
-    _released(page, held, second["hw"])
-    page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=10000)
-    assert pressed(page)["hw"] == second["hw"]
-    page.wait_for_function("hw => location.hash.includes('hw=' + hw)", arg=second["hw"])
-    assert hash_of(page.url)["hw"] == second["hw"]
-    context.close()
-    assert not errors, errors
+    with held_later(site, browser, db, model_id, opened_from_link=True) as held:
+        held.asked()
+        held.follow(held.second)
+        held.release(held.second["hw"])
+        held.page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=10000)
+        held.shows(held.second)

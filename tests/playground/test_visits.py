@@ -12,7 +12,8 @@ import urllib.request
 
 import pytest
 
-from helpers.browser import PICTURES, chromium, picture, require_chromium, serve
+from helpers.browser import (PICTURES, _Quiet, _Server, chromium, picture, require_chromium,
+                             serve)
 from helpers.visits import visit
 
 pytestmark = pytest.mark.browser
@@ -102,3 +103,20 @@ def test_the_site_server_prints_nothing_for_a_connection_the_browser_dropped(tmp
             assert b"here" in answer.read()
         time.sleep(0.3)  # the dropped connection's thread has read its reset
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_site_server_prints_any_other_error_as_usual(capsys):
+    """Only a dropped connection is kept quiet: another error in a request is printed with its
+    traceback, as the standard server prints it."""
+    server = _Server(("127.0.0.1", 0), _Quiet)
+    try:
+        for error, printed in ((ConnectionResetError(104, "reset"), False),
+                               (BrokenPipeError(32, "broken"), False),
+                               (ValueError("a fault of the site's"), True)):
+            try:
+                raise error
+            except Exception:
+                server.handle_error(None, ("127.0.0.1", 1))
+            assert ("Traceback" in capsys.readouterr().err) is printed, error
+    finally:
+        server.server_close()
