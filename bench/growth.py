@@ -47,6 +47,16 @@ PY = sys.executable
 MODELS = ["kimi-k3", "deepseek-v4", "qwen3.8-flash-next", "minimax-h3"]
 
 
+
+def _chromium() -> Path:
+    """The browser the browser tests drive (tests/helpers/browser.py)."""
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))
+    from helpers.browser import CHROMIUM
+
+    return CHROMIUM
+
+
 def project_with(models: list[str], tmp: Path) -> Path:
     """A copy of the project (code, tests, docs, data) holding only ``models``."""
     root = tmp / "project"
@@ -101,8 +111,8 @@ def weight(root: Path, model: str) -> dict:
     out = {f"{lang}_html_kb": round(len(gzip.compress(
         (site / prefix / "models" / model / "index.html").read_bytes(), 6)) / 1024, 1)
         for lang, prefix in (("en", ""), ("ko", "ko"))}
-    if not Path("/usr/bin/chromium").exists():
-        return {**out, "skipped": "chromium not installed"}
+    if not _chromium().exists():
+        return {**out, "skipped": "Chromium's headless shell not installed"}
     code = ("import json, sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests'];"
             "import importlib.util as u; s = u.spec_from_file_location('r', sys.argv[2]);"
             "r = u.module_from_spec(s); s.loader.exec_module(r);"

@@ -6,7 +6,8 @@ Every test records console errors, page errors and requests to any other host, a
 there is one. Expected commands come from the ``recipes`` CLI, so the browser is checked against
 the same engine the docs and the parity test use.
 
-Needs /usr/bin/chromium (apt-get install chromium fonts-nanum); never downloads a browser.
+Needs Chromium's headless shell (apt-get install chromium-headless-shell fonts-nanum); never
+downloads a browser.
 """
 
 from __future__ import annotations
