@@ -174,6 +174,7 @@ class Catalog:
     def _index(self) -> None:
         self._names.clear()
         self.__dict__.pop("sorted_names", None)
+        self.__dict__.pop("settings", None)
         for spec in self.flags.values():
             self._names[spec.name] = (spec, "exact")
             for negation in spec.negations:
@@ -187,6 +188,7 @@ class Catalog:
         for alias in spec.aliases:
             self._names.setdefault(alias, (spec, "alias"))
         self.__dict__.pop("sorted_names", None)
+        self.__dict__.pop("settings", None)
 
     def set_bounds(self, bounds: dict[str, Bound]) -> None:
         for name, bound in bounds.items():
@@ -241,6 +243,12 @@ class Catalog:
         X): two words with one dest are one setting, the later one wins."""
         hit = self._names.get(written)
         return hit[0].name if hit else written
+
+    @cached_property
+    def settings(self) -> dict[str, str]:
+        """``dest`` as a table, for the resolver's inner loop: every spelling the catalog knows
+        -> the flag it sets (a word it does not know sets itself: ``settings.get(w, w)``)."""
+        return {written: spec.name for written, (spec, _) in self._names.items()}
 
     def stock_read(self, name: str) -> str | None:
         """How the release reads environment variable ``name`` (words that follow "read"),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Collection, Iterator
+from typing import Any, Collection, Iterator, Mapping
 
 from macros.engine import calculator, records, templates
 from macros.engine.conditions import attr as _attr
@@ -854,7 +854,8 @@ def _apply_edit(st: _State, strip, add, env, strip_env, hints, insert_after, nod
         at = len(st.toks) if last is None else last + 1
         st.toks = st.toks[:at] + [_Tok(f, "sel") for f in new] + st.toks[at:]
     elif strip or new:
-        st.toks = _splice(st.toks, set(strip), new, _listen_flags(st.db), st.db.catalog.dest)
+        st.toks = _splice(st.toks, set(strip), new, _listen_flags(st.db),
+                          st.db.catalog.settings)
     if env or strip_env:
         _edit_env(st, env, strip_env)
     for h in hints:
@@ -879,31 +880,33 @@ def _listen_flags(db: Database) -> frozenset[str]:
 
 
 def _splice(toks: list[_Tok], strip: set[str], new: list[Flag], listen: Collection[str],
-            dest=None) -> list[_Tok]:
+            dest: Mapping[str, str] | None = None) -> list[_Tok]:
     """Stripped flags make room: added flags of a stripped name take the first stripped flag's
     place as a block; an added flag whose name is already present replaces it where it is;
-    the rest go before the first flag of ``listen`` (where the server listens). Names compare by ``dest`` (the flag a word sets, so
-    ``--no-X`` and ``--X`` are one setting: stripping one strips the other, adding one
-    replaces the other)."""
-    if dest is None:
-        def dest(name: str) -> str:
-            return name
-    strip = {dest(n) for n in strip}
-    block = [f for f in new if dest(f.name) in strip]
-    rest = [f for f in new if dest(f.name) not in strip]
-    present = {dest(t.flag.name) for t in toks}
-    if present.isdisjoint(strip) and present.isdisjoint([dest(f.name) for f in rest]):
+    the rest go before the first flag of ``listen`` (where the server listens). Names compare
+    by ``dest`` (spelling -> the flag it sets, ``Catalog.settings``; a spelling it lacks sets
+    itself), so ``--no-X`` and ``--X`` are one setting: stripping one strips the other, adding
+    one replaces the other. A table, not a function: this runs for every edit of every
+    resolution, over every flag of the command."""
+    d = dest if dest is not None else {}
+    strip = {d.get(n, n) for n in strip}
+    block: list[Flag] = []
+    rest: list[Flag] = []
+    for f in new:
+        (block if d.get(f.name, f.name) in strip else rest).append(f)
+    touched = strip.union([d.get(f.name, f.name) for f in rest])
+    if touched.isdisjoint([d.get(t.flag.name, t.flag.name) for t in toks]):
         # the common edit, nothing to take out or replace: the new flags go in as one block
         at = next((i for i, t in enumerate(toks) if t.flag.name in listen), len(toks))
         return toks[:at] + [_Tok(f, "sel") for f in block + rest] + toks[at:]
     waiting: dict[str, list[int]] = {}
     for i, f in enumerate(rest):
-        waiting.setdefault(dest(f.name), []).append(i)
+        waiting.setdefault(d.get(f.name, f.name), []).append(i)
     out: list[_Tok] = []
     placed = False
     used: set[int] = set()
     for t in toks:
-        name = dest(t.flag.name)
+        name = d.get(t.flag.name, t.flag.name)
         if name in strip:
             if not placed:
                 out.extend(_Tok(f, "sel") for f in block)
