@@ -23,7 +23,9 @@ from macros.catalog_build.history import (build_history, catalog_document, diff_
 from macros.catalog_build.bench_tools import bench_tool_facts
 from macros.catalog_build.router import extract_router
 from macros.catalog_build.sglang import extract_sglang
-from macros.catalog_build.wheels import (DEFAULT_WHEEL_DIR, REPO_ROOT, CatalogError, DownloadError, SourceTree, download_wheel, sha256_of)
+from macros.catalog_build.wheels import (DEFAULT_WHEEL_DIR, REPO_ROOT, CatalogError,
+                                          DownloadError, SourceTree, download_wheel,
+                                          parsing, sha256_of)
 
 DEFAULT_CATALOG_DIR = REPO_ROOT / "recipes" / "catalog"
 HISTORY_FILE = "sglang-history.json"
@@ -200,9 +202,10 @@ def relative(path: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        history = extract_history(args.wheel_dir)
-        # the diffusion CLI of the same wheels: its own files (diffusion_history.py)
-        diffusion = extract_diffusion_history(RELEASES["sglang"], args.wheel_dir, log)
+        with parsing():  # a module two wheels ship alike is parsed once
+            history = extract_history(args.wheel_dir)
+            # the diffusion CLI of the same wheels: its own files (diffusion_history.py)
+            diffusion = extract_diffusion_history(RELEASES["sglang"], args.wheel_dir, log)
     except DownloadError as exc:
         if args.check:
             print(f"catalog check skipped: cannot download wheels ({exc})")

@@ -621,3 +621,26 @@ def test_error_is_one_line_not_traceback(monkeypatch, capsys, tmp_path):
     assert command.main(["--check", "--wheel-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "catalog: error: pip download" in err
+
+
+def test_a_module_two_wheels_ship_alike_is_parsed_once_within_a_run():
+    """Within ``wheels.parsing()`` (a run of ``recipes catalog``) a file two wheels ship with the
+    same text is one tree, the readers' results unchanged; a file whose text differs is parsed
+    anew; after the run the trees are let go and the cycle collector runs again."""
+    import gc
+
+    changed = {**FAKE_SGLANG, "sglang/srt/server_args.py":
+               FAKE_SGLANG["sglang/srt/server_args.py"] + "\n# a later release\n"}
+    alone = sglang_reader.extract_sglang(wheels.SourceTree(files=FAKE_SGLANG))
+    with wheels.parsing():
+        assert not gc.isenabled()
+        first, again, later = (wheels.SourceTree(files=f) for f in (FAKE_SGLANG, FAKE_SGLANG,
+                                                                    changed))
+        assert sglang_reader.extract_sglang(first) == alone
+        assert sglang_reader.extract_sglang(again) == alone  # read from the shared trees
+        path = "sglang/srt/server_args.py"
+        assert again.tree(path) is first.tree(path)
+        assert later.tree(path) is not first.tree(path)
+        assert wheels._parsed.cache_info().currsize > 0
+    assert gc.isenabled() and wheels._parsed.cache_info().currsize == 0
+    assert wheels.SourceTree(files=FAKE_SGLANG).tree(path) is not first.tree(path)
