@@ -473,22 +473,23 @@ def test_a_page_the_engine_never_converted_is_reported_not_passed(tmp_path):
 
 @pytest.fixture(scope="module")
 def hostile_notices(tmp_path_factory):
-    """Both notices poisoned with template code and HTML; one page untranslated, one outdated."""
+    """Both notices poisoned with template code and HTML; one page untranslated, one outdated.
+    The copy holds only the models its home page shows (``HOME_MODELS``): the notices are the
+    subject, on pages no model has."""
     from macros.site.build import build_site
 
     tmp = tmp_path_factory.mktemp("notices")
     sentinel = tmp / "sentinel"
     payload = (f"{{{{ cycler.__init__.__globals__.os.popen('touch {sentinel}').read() }}}} "
                "<img src=x onerror=alert(1)>")
-    recipes = tmp / "recipes"
-    shutil.copytree(ROOT / "recipes", recipes)
+    project = project_copy(tmp, HOME_MODELS)
+    recipes = project / "recipes"
     text = recipes / "catalog" / "text.ko.yaml"
     data = yaml.safe_load(text.read_text(encoding="utf-8"))
     data["ui.not-translated"] = f"NOT-TRANSLATED {payload}"
     data["ui.outdated"] = f"OUTDATED {payload}"
     data["ui.english-source"] = "ENGLISH <b onclick=alert(2)>source</b>"
     text.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    project = project_copy(tmp)
     (project / "docs/ko/guides/translate.md").unlink()
     en_index = project / "docs/en/index.md"
     en_index.write_text(en_index.read_text(encoding="utf-8") + "\nOne more sentence.\n",

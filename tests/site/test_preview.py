@@ -18,19 +18,21 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import chromium, require_chromium
-from helpers.project import project_copy
+from helpers.models import HOME_MODELS, MODELS
+from helpers.project import drop_models, project_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def preview(tmp_path, monkeypatch):
-    """A Preview of the Korean site over a project copy with its own recipes/."""
+    """A Preview of the Korean site over a project copy with its own recipes/, holding only the
+    models its home page shows (``HOME_MODELS``): what a preview rebuilds and when is the
+    subject, the same for any model."""
     from macros.engine.database import _cached
     from macros.site.preview import Preview
 
-    root = project_copy(tmp_path)
-    shutil.copytree(ROOT / "recipes", root / "recipes")
+    root = project_copy(tmp_path, HOME_MODELS)
     monkeypatch.setenv("RECIPES_ROOT", str(root / "recipes"))
     yield Preview("ko", root, tmp_path / "work")
     _cached.cache_clear()  # the copy's database, edited by the test
@@ -74,8 +76,6 @@ def test_an_edit_to_a_config_restages_everything(preview):
 
 
 def test_a_database_edit_reaches_every_page_at_the_next_rebuild(preview):
-    from helpers.models import MODELS
-
     preview.build()
     text = preview.root / "recipes/catalog/text.ko.yaml"
     new = "플레이그라운드 준비 중이에요"
@@ -84,7 +84,7 @@ def test_a_database_edit_reaches_every_page_at_the_next_rebuild(preview):
     later = time.time() + 2
     os.utime(text, (later, later))
     assert preview.rebuild() == "every page (database changed)"
-    for model_id in MODELS:
+    for model_id in HOME_MODELS:  # every model of the copy
         page = (preview.site / f"models/{model_id}/index.html").read_text(encoding="utf-8")
         assert f'data-loading="{new}"' in page
 
@@ -141,6 +141,8 @@ class _Server:
 
 @pytest.fixture
 def served_copy(tmp_path):
+    """A whole copy (its own macros/ too), holding only the models its home page shows
+    (``HOME_MODELS``): the live reload is the subject, the same for any model."""
     require_chromium()
     root = tmp_path / "project"
     root.mkdir()
@@ -148,6 +150,9 @@ def served_copy(tmp_path):
         shutil.copy(ROOT / name, root / name)
     for name in ("docs", "overrides", "recipes", "macros"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for gone in set(MODELS) - set(HOME_MODELS):
+        shutil.rmtree(root / "recipes" / gone)
+    drop_models(root, HOME_MODELS)
     server = _Server(root, "ko")
     try:
         server.wait_for(r"serving ko on ")
