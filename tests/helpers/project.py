@@ -73,3 +73,15 @@ def recipes_root(path: Path):
         else:
             os.environ["RECIPES_ROOT"] = old
         _cached.cache_clear()
+
+
+@contextmanager
+def small_project(tmp_path: Path):
+    """A project copy holding only the models its home page shows (``HOME_MODELS``), builds in
+    this process reading its own recipes while the block runs: for a test whose subject is a
+    page or the build's mechanics, never a model, so its time does not grow with the models."""
+    from helpers.models import HOME_MODELS
+
+    root = project_copy(tmp_path, HOME_MODELS)
+    with recipes_root(root / "recipes"):
+        yield root

@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from helpers.models import HOME_MODELS
-from helpers.project import project_copy, recipes_root
+from helpers.project import project_copy, recipes_root, small_project
 from macros.engine.errors import Problem
 from macros.i18n.pages import front_matter
 from macros.i18n.contract import check, page_problems
@@ -313,14 +313,13 @@ def test_a_javascript_link_is_refused_in_an_english_page_too():
 def test_template_code_in_a_korean_page_fails_the_build_and_runs_nothing(tmp_path):
     from macros.site.build import BuildFailed, build_site
 
-    root = project_copy(tmp_path)
     sentinel = tmp_path / "sentinel"
-    (root / "docs/ko/index.md").write_text(
-        (root / "docs/ko/index.md").read_text(encoding="utf-8") +
-        f"\n{{{{ cycler.__init__.__globals__.os.popen('touch {sentinel}').read() }}}}\n",
-        encoding="utf-8")
-    line = (root / "docs/ko/index.md").read_text(encoding="utf-8").count("\n")
-    with pytest.raises(BuildFailed) as exc:
+    with small_project(tmp_path) as root, pytest.raises(BuildFailed) as exc:
+        (root / "docs/ko/index.md").write_text(
+            (root / "docs/ko/index.md").read_text(encoding="utf-8") +
+            f"\n{{{{ cycler.__init__.__globals__.os.popen('touch {sentinel}').read() }}}}\n",
+            encoding="utf-8")
+        line = (root / "docs/ko/index.md").read_text(encoding="utf-8").count("\n")
         build_site(out=root / "site", root=root, quiet=True)
     assert f"docs/ko/index.md:{line}: 'cycler' is undefined" in str(exc.value)
     assert not sentinel.exists()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers.models import HOME_MODELS, MODELS, subpages
-from helpers.project import project_copy, recipes_root
+from helpers.models import MODELS, subpages
+from helpers.project import small_project
 from helpers.rendered import LANGS, assert_404_keeps_its_language
 from macros.engine.check import parse
 from macros.engine.flags import Flag
@@ -154,14 +154,14 @@ def test_a_failed_build_leaves_the_previous_site_intact(tmp_path):
     one page's macro, and a model more would only add time."""
     from macros.site.build import BuildFailed, build_site
 
-    root = project_copy(tmp_path, HOME_MODELS)
-    with recipes_root(root / "recipes"):
+    with small_project(tmp_path) as root:
         site = build_site(out=root / "site", root=root, quiet=True)
-    before = (site / "models/kimi-k3/index.html").read_text()
-    page = root / "docs/en/models/kimi-k3.md"
-    page.write_text(page.read_text() + '\n{{ command("kimi-k3", "b300", "prefill", "balanced") }}\n')
-    with recipes_root(root / "recipes"), pytest.raises(BuildFailed) as exc:
-        build_site(out=root / "site", root=root, quiet=True)
+        before = (site / "models/kimi-k3/index.html").read_text()
+        page = root / "docs/en/models/kimi-k3.md"
+        page.write_text(page.read_text() +
+                        '\n{{ command("kimi-k3", "b300", "prefill", "balanced") }}\n')
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=root / "site", root=root, quiet=True)
     assert "'balanced' is not a strategy" in str(exc.value)
     assert (site / "models/kimi-k3/index.html").read_text() == before
     scratch = root / ".build"
@@ -172,10 +172,9 @@ def test_a_failed_build_leaves_the_previous_site_intact(tmp_path):
 def test_a_broken_internal_link_or_anchor_fails_the_build(tmp_path, link):
     from macros.site.build import BuildFailed, build_site
 
-    root = project_copy(tmp_path)
-    page = root / "docs/en/index.md"
-    page.write_text(page.read_text() + f"\n[gone]({link})\n")
-    with pytest.raises(BuildFailed) as exc:
+    with small_project(tmp_path) as root, pytest.raises(BuildFailed) as exc:
+        page = root / "docs/en/index.md"
+        page.write_text(page.read_text() + f"\n[gone]({link})\n")
         build_site(out=root / "site", root=root, quiet=True)
     assert link.split("/")[-1].split("#")[-1] in str(exc.value)
 
@@ -200,12 +199,11 @@ def test_a_broken_page_fails_the_build_with_file_line_and_no_traceback(tmp_path,
                                                                        expect):
     from macros.site.build import BuildFailed, build_site
 
-    root = project_copy(tmp_path)
-    path = root / "docs" / page
-    body = path.read_text(encoding="utf-8")
-    line = body.count("\n") + 2
-    path.write_text(body + "\n" + text + "\n", encoding="utf-8")
-    with pytest.raises(BuildFailed) as exc:
+    with small_project(tmp_path) as root, pytest.raises(BuildFailed) as exc:
+        path = root / "docs" / page
+        body = path.read_text(encoding="utf-8")
+        line = body.count("\n") + 2
+        path.write_text(body + "\n" + text + "\n", encoding="utf-8")
         build_site(out=root / "site", root=root, quiet=True)
     message = str(exc.value)
     assert expect.format(line=line) in message, message
