@@ -7,7 +7,6 @@ Must not import or install anything from a wheel: sources are read as text and p
 from __future__ import annotations
 
 import ast
-import functools
 import gc
 import hashlib
 import re
@@ -133,14 +132,23 @@ def sha256_of(path: Path) -> str:
 COMMENT = re.compile(r"^\s*#\s?(.*)$")
 
 
-@functools.lru_cache(maxsize=1024)
+# (path, text) -> its tree, while ``parsing()`` runs; None outside it (each tree then lives only
+# as long as its SourceTree)
+_SHARED: dict[tuple[str, str], ast.Module] | None = None
+
+
 def _parsed(path: str, text: str) -> ast.Module:
-    """``text`` parsed, once per (path, text) however many wheels ship it: most of a release's
-    modules are those of the release before, byte for byte, the sglang and the diffusion
-    extraction read the same wheels, and parsing is most of what an extraction costs. The
-    readers only read the trees (nothing here edits a node), so one tree serves every wheel.
-    Kept within ``parsing()``."""
-    return ast.parse(text, filename=path)
+    """``text`` parsed, once per (path, text) however many wheels ship it while ``parsing()``
+    runs: most of a release's modules are those of the release before, byte for byte, the
+    sglang and the diffusion extraction read the same wheels, and parsing is most of what an
+    extraction costs. The readers only read the trees (nothing here edits a node), so one tree
+    serves every wheel."""
+    if _SHARED is None:
+        return ast.parse(text, filename=path)
+    tree = _SHARED.get((path, text))
+    if tree is None:
+        tree = _SHARED[path, text] = ast.parse(text, filename=path)
+    return tree
 
 
 @contextmanager
@@ -149,14 +157,16 @@ def parsing():
     paused, then both let go. The trees are millions of small objects the collector would scan
     again and again while they live, for nothing: a tree holds no cycle. ``recipes catalog
     --check`` over the cached wheels, one run after the other on an idle machine: 14.1 s (85 MB
-    at most) without the cache, 19.3 s with it and the collector running, 9.7 s (590 MB at
-    most, let go at the end) as here."""
+    at most) without the shared trees, 19.3 s with them and the collector running, 9.7 s (590 MB
+    at most, let go at the end) as here."""
+    global _SHARED
     enabled = gc.isenabled()
+    outer, _SHARED = _SHARED, {} if _SHARED is None else _SHARED
     gc.disable()
     try:
         yield
     finally:
-        _parsed.cache_clear()
+        _SHARED = outer
         if enabled:
             gc.enable()
         gc.collect()
