@@ -47,9 +47,9 @@ PY = sys.executable
 MODELS = ["kimi-k3", "deepseek-v4", "qwen3.8-flash-next", "minimax-h3"]
 
 
-
-def _chromium() -> Path:
-    """The browser the browser tests drive (tests/helpers/browser.py)."""
+def chromium_binary() -> Path:
+    """The browser the browser tests drive (tests/helpers/browser.py); bench/run.py asks here
+    too."""
     if str(ROOT / "tests") not in sys.path:
         sys.path.insert(0, str(ROOT / "tests"))
     from helpers.browser import CHROMIUM
@@ -111,7 +111,7 @@ def weight(root: Path, model: str) -> dict:
     out = {f"{lang}_html_kb": round(len(gzip.compress(
         (site / prefix / "models" / model / "index.html").read_bytes(), 6)) / 1024, 1)
         for lang, prefix in (("en", ""), ("ko", "ko"))}
-    if not _chromium().exists():
+    if not chromium_binary().exists():
         return {**out, "skipped": "Chromium's headless shell not installed"}
     code = ("import json, sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests'];"
             "import importlib.util as u; s = u.spec_from_file_location('r', sys.argv[2]);"

@@ -61,16 +61,6 @@ _PEAK = ("\nimport resource as _r; _s, _c = _r.getrusage(_r.RUSAGE_SELF), "
          "_s.ru_utime + _s.ru_stime + _c.ru_utime + _c.ru_stime)")
 
 
-
-def _chromium() -> Path:
-    """The browser the browser tests drive (tests/helpers/browser.py)."""
-    if str(ROOT / "tests") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests"))
-    from helpers.browser import CHROMIUM
-
-    return CHROMIUM
-
-
 def _pss_kib(pid: int) -> int:
     """A process's proportional set size: its private pages plus its share of shared ones."""
     try:
@@ -327,7 +317,7 @@ def _shipped(assets: Path) -> dict | None:
 
 
 def bench_reader() -> dict | None:
-    if not _chromium().exists():
+    if not _bench().chromium_binary().exists():
         return None
     proc = subprocess.run([PY, str(ROOT / "bench" / "reader.py")], cwd=ROOT, capture_output=True,
                           text=True)
@@ -360,7 +350,7 @@ def reader_rows(r: dict | None) -> list[str]:
 
 
 def bench_click(site_root: Path | None = None) -> dict | None:
-    if not _chromium().exists():
+    if not _bench().chromium_binary().exists():
         return None
     script = ROOT / "bench" / "click.py"
     if not script.exists():

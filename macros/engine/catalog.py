@@ -241,13 +241,12 @@ class Catalog:
     def dest(self, written: str) -> str:
         """The flag ``written`` sets, whatever its spelling (``--no-X`` and ``--X`` both set
         X): two words with one dest are one setting, the later one wins."""
-        hit = self._names.get(written)
-        return hit[0].name if hit else written
+        return self.settings.get(written, written)
 
     @cached_property
     def settings(self) -> dict[str, str]:
-        """``dest`` as a table, for the resolver's inner loop: every spelling the catalog knows
-        -> the flag it sets (a word it does not know sets itself: ``settings.get(w, w)``)."""
+        """``dest`` as a table (the resolver's inner loop reads it directly): every spelling the
+        catalog knows -> the flag it sets (a word it does not know sets itself)."""
         return {written: spec.name for written, (spec, _) in self._names.items()}
 
     def stock_read(self, name: str) -> str | None:

@@ -31,14 +31,41 @@ def project_copy(tmp_path: Path, models: list[str] | None = None) -> Path:
         shutil.copytree(ROOT / name, root / name)
     (root / "macros").symlink_to(ROOT / "macros")
     if models is not None:
-        source = ROOT / "recipes"
-        others = {p.name for p in source.iterdir()
-                  if (p / "model.yaml").is_file() and p.name not in models}
-        shutil.copytree(source, root / "recipes",  # the other models' folders, and only those
-                        ignore=lambda folder, names: others & set(names)
-                        if Path(folder) == source else set())
+        _copy_recipes(root, models)
         drop_models(root, models)
     return root
+
+
+def standalone_copy(tmp_path: Path, models: list[str] | None = None) -> Path:
+    """The whole project with its own copy of macros/ and recipes/, so a child process run in
+    it (``recipes build``, ``recipes serve``) builds and watches the copy's; with ``models``,
+    only those models' recipes, pages and nav lines."""
+    root = tmp_path / "project"
+    root.mkdir()
+    for name in ("mkdocs.yml", "mkdocs.ko.yml"):
+        shutil.copy(ROOT / name, root / name)
+    for name in ("docs", "overrides", "macros"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    _copy_recipes(root, models)
+    if models is not None:
+        drop_models(root, models)
+    modules = ROOT / "tests" / "js" / "node_modules"  # the npm tools the build bundles with
+    if modules.is_dir():
+        (root / "tests" / "js").mkdir(parents=True)
+        (root / "tests" / "js" / "node_modules").symlink_to(modules.resolve())
+    return root
+
+
+def _copy_recipes(root: Path, models: list[str] | None) -> None:
+    """recipes/ into the copy at ``root``: every model's folder, or only those of ``models``."""
+    source = ROOT / "recipes"
+    others = set() if models is None else {p.name for p in source.iterdir()
+                                           if (p / "model.yaml").is_file()
+                                           and p.name not in models}
+    shutil.copytree(source, root / "recipes",  # the other models' folders, and only those
+                    ignore=lambda folder, names: (others & set(names)
+                                                  if Path(folder) == source else set())
+                    | set(shutil.ignore_patterns("__pycache__")(folder, names)))
 
 
 def drop_models(root: Path, keep: list[str]) -> None:
@@ -76,12 +103,13 @@ def recipes_root(path: Path):
 
 
 @contextmanager
-def small_project(tmp_path: Path):
-    """A project copy holding only the models its home page shows (``HOME_MODELS``), builds in
-    this process reading its own recipes while the block runs: for a test whose subject is a
-    page or the build's mechanics, never a model, so its time does not grow with the models."""
+def small_project(tmp_path: Path, also: tuple[str, ...] = ()):
+    """A project copy holding only the models its home page shows (``HOME_MODELS``) and those
+    a test's page names (``also``), builds in this process reading its own recipes while the
+    block runs: for a test whose subject is a page or the build's mechanics, never a model, so
+    its time does not grow with the models."""
     from helpers.models import HOME_MODELS
 
-    root = project_copy(tmp_path, HOME_MODELS)
+    root = project_copy(tmp_path, sorted({*HOME_MODELS, *also}))
     with recipes_root(root / "recipes"):
         yield root

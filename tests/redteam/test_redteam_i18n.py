@@ -79,13 +79,14 @@ def test_the_rendered_translation_is_judged_against_the_rendered_english_page():
 def test_a_build_refuses_raw_html_in_a_raw_block_and_publishes_nothing(tmp_path):
     from macros.site.build import BuildFailed, build_site
 
-    with small_project(tmp_path) as root, pytest.raises(BuildFailed) as exc:
+    with small_project(tmp_path) as root:
         shutil.copy(CORPUS / "en" / "page.md", root / "docs/en/page.md")
         korean = CURRENT.replace("## 실행하기", RAW_PARAGRAPH + "\n## 실행하기")
         (root / "docs/ko/page.md").write_text(korean, encoding="utf-8")
         line = korean.split("\n").index(RAW_PARAGRAPH.rstrip("\n")) + 1
         out = root / "site"
-        build_site(out=out, root=root, quiet=True)
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=out, root=root, quiet=True)
     message = str(exc.value)
     assert "Traceback" not in message
     assert f"docs/ko/page.md:{line}: raw HTML not in docs/en/page.md: " \
@@ -104,11 +105,12 @@ def test_the_stage_judges_the_rendered_page_even_when_the_source_check_passes(tm
     from macros.site.build import BuildFailed, build_site
 
     monkeypatch.setattr(i18n_check, "page_problems", lambda *a, **k: [])
-    with small_project(tmp_path) as root, pytest.raises(BuildFailed) as exc:
+    with small_project(tmp_path) as root:
         shutil.copy(CORPUS / "en" / "page.md", root / "docs/en/page.md")
         korean = CURRENT.replace("## 실행하기", RAW_PARAGRAPH + "\n## 실행하기")
         (root / "docs/ko/page.md").write_text(korean, encoding="utf-8")
-        build_site(out=root / "site", root=root, quiet=True)
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=root / "site", root=root, quiet=True)
     assert "(the rendered page has it;" in str(exc.value)
     assert not (root / "site").exists()
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.models import HOME_MODELS, MODELS
-from helpers.project import drop_models, recipes_root
+from helpers.models import HOME_MODELS
+from helpers.project import recipes_root, standalone_copy
 from macros.site.build import MARKER, build_site
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,27 +200,6 @@ def test_make_clean_removes_only_a_site_the_build_made_and_never_through_a_linke
 
 # --- 3. symlinks to folders or out of docs/ and recipes/ ----------------------------------
 
-def project_copy(tmp_path: Path, models: list[str] | None = None) -> Path:
-    """The whole project (configs, docs, overrides, recipes and its own macros), so a child
-    process run in it builds and serves the copy; with ``models``, only those models' recipes,
-    pages and nav lines."""
-    root = tmp_path / "project"
-    root.mkdir()
-    for name in ("mkdocs.yml", "mkdocs.ko.yml"):
-        shutil.copy(ROOT / name, root / name)
-    for name in ("docs", "overrides", "recipes", "macros"):
-        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    if models is not None:
-        for gone in set(MODELS) - set(models):
-            shutil.rmtree(root / "recipes" / gone)
-        drop_models(root, models)
-    modules = ROOT / "tests" / "js" / "node_modules"  # the npm tools the build bundles with
-    if modules.is_dir():
-        (root / "tests" / "js").mkdir(parents=True)
-        (root / "tests" / "js" / "node_modules").symlink_to(modules.resolve())
-    return root
-
-
 def child_env(tmp: Path) -> dict[str, str]:
     """The environment of a child run in a project copy: its own recipes, its own TMPDIR (so
     what it leaves behind is seen)."""
@@ -236,7 +215,7 @@ LINK_TO_ROOT = ("docs/ko/root: is a symbolic link to a folder outside docs/ (/);
 
 
 def test_a_link_to_the_file_system_root_in_docs_ko_fails_the_build_at_once(tmp_path):
-    root = project_copy(tmp_path, HOME_MODELS)  # the link is the subject, not a model
+    root = standalone_copy(tmp_path, HOME_MODELS)  # the link is the subject, not a model
     (root / "docs/ko/root").symlink_to("/")
     site = tmp_path / "site"
     started = time.monotonic()
@@ -331,7 +310,7 @@ class Preview:
 def preview_copy(tmp_path):
     """A copy holding only the models its home page shows (``HOME_MODELS``): how the preview
     starts, rebuilds and ends is the subject, the same for any model."""
-    root = project_copy(tmp_path, HOME_MODELS)
+    root = standalone_copy(tmp_path, HOME_MODELS)
     started: list[Preview] = []
 
     def start(port: int | None = None) -> Preview:

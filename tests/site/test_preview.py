@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -18,10 +17,8 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import chromium, require_chromium
-from helpers.models import HOME_MODELS, MODELS
-from helpers.project import drop_models, project_copy
-
-ROOT = Path(__file__).resolve().parents[2]
+from helpers.models import HOME_MODELS
+from helpers.project import project_copy, standalone_copy
 
 
 @pytest.fixture
@@ -144,15 +141,7 @@ def served_copy(tmp_path):
     """A whole copy (its own macros/ too), holding only the models its home page shows
     (``HOME_MODELS``): the live reload is the subject, the same for any model."""
     require_chromium()
-    root = tmp_path / "project"
-    root.mkdir()
-    for name in ("mkdocs.yml", "mkdocs.ko.yml"):
-        shutil.copy(ROOT / name, root / name)
-    for name in ("docs", "overrides", "recipes", "macros"):
-        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for gone in set(MODELS) - set(HOME_MODELS):
-        shutil.rmtree(root / "recipes" / gone)
-    drop_models(root, HOME_MODELS)
+    root = standalone_copy(tmp_path, HOME_MODELS)
     server = _Server(root, "ko")
     try:
         server.wait_for(r"serving ko on ")

@@ -150,11 +150,11 @@ def test_missing_and_outdated_translations_get_notices(outdated_site):
 
 
 def test_a_failed_build_leaves_the_previous_site_intact(tmp_path):
-    """On a copy holding only the models its home page shows (``HOME_MODELS``): what fails is
-    one page's macro, and a model more would only add time."""
+    """On a copy holding only the models its home page shows and the one its page names: what
+    fails is one page's macro, and a model more would only add time."""
     from macros.site.build import BuildFailed, build_site
 
-    with small_project(tmp_path) as root:
+    with small_project(tmp_path, also=("kimi-k3",)) as root:
         site = build_site(out=root / "site", root=root, quiet=True)
         before = (site / "models/kimi-k3/index.html").read_text()
         page = root / "docs/en/models/kimi-k3.md"
@@ -172,10 +172,11 @@ def test_a_failed_build_leaves_the_previous_site_intact(tmp_path):
 def test_a_broken_internal_link_or_anchor_fails_the_build(tmp_path, link):
     from macros.site.build import BuildFailed, build_site
 
-    with small_project(tmp_path) as root, pytest.raises(BuildFailed) as exc:
+    with small_project(tmp_path, also=("kimi-k3",)) as root:
         page = root / "docs/en/index.md"
         page.write_text(page.read_text() + f"\n[gone]({link})\n")
-        build_site(out=root / "site", root=root, quiet=True)
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=root / "site", root=root, quiet=True)
     assert link.split("/")[-1].split("#")[-1] in str(exc.value)
 
 
@@ -199,12 +200,13 @@ def test_a_broken_page_fails_the_build_with_file_line_and_no_traceback(tmp_path,
                                                                        expect):
     from macros.site.build import BuildFailed, build_site
 
-    with small_project(tmp_path) as root, pytest.raises(BuildFailed) as exc:
+    with small_project(tmp_path, also=("kimi-k3",)) as root:
         path = root / "docs" / page
         body = path.read_text(encoding="utf-8")
         line = body.count("\n") + 2
         path.write_text(body + "\n" + text + "\n", encoding="utf-8")
-        build_site(out=root / "site", root=root, quiet=True)
+        with pytest.raises(BuildFailed) as exc:
+            build_site(out=root / "site", root=root, quiet=True)
     message = str(exc.value)
     assert expect.format(line=line) in message, message
     assert "Traceback" not in message
