@@ -6,7 +6,8 @@ it, once, and the command is the one ``recipes command --sglang`` prints for tha
 "Deploy as", which fetches it too: test_browser_deploy.py.) A later part that cannot be
 fetched is said, and the command stays. While a link's release is fetched (the part held by
 the test), the newest action is the one shown once it is in: a platform the reader picks, or
-another link, followed from the page or while the page opened from a link mounts. No
+another link, followed from the page or while the page opened from a link mounts; after a
+heading's link or Back, nothing (the address and the platform shown stay the reader's). No
 sitemap.xml is fetched: the theme's language re-mapping, which would read every language's, is
 ours (lang-switch.js)."""
 
@@ -189,3 +190,39 @@ def test_a_link_followed_while_the_opening_links_release_is_fetched_is_the_one_s
         held.release(held.second["hw"])
         held.page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=10000)
         held.shows(held.second)
+
+
+_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => " \
+          "setTimeout(r, 100))))"
+
+
+@pytest.mark.parametrize("away", ["heading", "back"])
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_heading_link_or_back_while_a_links_release_is_fetched_is_where_the_reader_stays(
+        site, browser, db, model_id, away):
+    """A link naming a release of the later part waits for it; the reader then follows a
+    heading's link on the page, or goes Back to the page as it opened. Once the part is in,
+    the waiting link is not drawn (the platform shown before stays pressed) and its selection
+    is not written over the address the reader went to."""
+    with held_later(site, browser, db, model_id) as held:
+        page = held.page
+        shown = pressed(page)["hw"]
+        opened = page.url
+        if shown == held.second["hw"]:
+            held.second, held.first = held.first, held.second
+        held.follow(held.second)
+        held.asked()
+        if away == "heading":
+            anchor = page.evaluate("() => document.querySelector('article h2[id]').id")
+            page.evaluate("h => { location.hash = h; }", "#" + anchor)
+            where = opened.split("#")[0] + "#" + anchor
+        else:
+            page.go_back()
+            where = opened
+        page.wait_for_function("u => location.href === u", arg=where)
+        held.requests[0].continue_()
+        page.wait_for_function("() => !document.querySelector('.recipe-playground')"
+                               ".hasAttribute('aria-busy')", timeout=10000)
+        page.evaluate(_FRAMES)
+        assert page.url == where
+        assert pressed(page)["hw"] == shown

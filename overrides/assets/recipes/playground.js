@@ -75,10 +75,13 @@ function start(root, m, data) {
     m.mountDeploy(pg, root);
     // listening before the first load: a link followed while that one waits for its release's
     // catalog is the one shown once it is in (ui.js load)
+    // (the Playground writes its own hash with replaceState, which fires no hashchange: every
+    // one is the reader's, and overtakes a link still waiting)
     window.addEventListener('hashchange', function () {
       var hash = readHash();
       if (root.getAttribute('data-mounted') === 'failed') return;
       if (location.hash !== pg.hash && pg.owns(hash)) m.quiet(pg.load(hash));
+      else pg.overtake();  // a heading's link, or Back to what is shown: the reader stays there
     });
     return Promise.resolve(pg.load(readHash())).then(function () { return pg; });  // a link's release: its catalog first
   }).then(function (pg) {

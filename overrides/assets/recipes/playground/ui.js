@@ -227,6 +227,10 @@ Playground.prototype.load = function (hash) {
   }
 };
 
+/** The reader went to an address that names no other selection (a heading's link, or Back to
+ *  the one shown): a link still waiting for the later part is not drawn over it. */
+Playground.prototype.overtake = function () { this.asked = (this.asked || 0) + 1; };
+
 Playground.prototype.loadNow = function (hash) {
   this.asked = (this.asked || 0) + 1;  // a link followed (load's wait for the later part)
   var self = this, read = readSelection(this.data, this.dims, hash), input = this.output.avgInput;
