@@ -261,6 +261,29 @@ def _clean(page, base: str) -> bool:
         return False
 
 
+# A frame painted and the tasks queued right after it run (the Playground's afterPaint).
+_NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))"
+# Every mounted Playground has finished its background work for the selection it shows: the
+# greying probes of the latest round (data-probed) and the same-command line (data-same).
+_QUIET = """() => [...document.querySelectorAll('.recipe-playground')].every(root => {
+  const pg = root.playground;
+  return !pg || !pg.res || (root.getAttribute('data-probed') === String(pg.round)
+                            && root.getAttribute('data-same') === String(pg.updated));
+})"""
+
+
+def drawn(page, timeout: int = 5000) -> None:
+    """Wait until what the reader's last action set going has reached the screen: the frame
+    after it painted, the Playground's background work for the selection now shown finished
+    (the options it greys, the line naming options that give the same command, which can move
+    what is below it), and that laid out in one more frame. For a test that measures where
+    things are after a click or a tap, in place of a fixed sleep (too short on a busy machine,
+    idle time on a quiet one)."""
+    page.evaluate(_NEXT_FRAME)
+    page.wait_for_function(_QUIET, timeout=timeout)
+    page.evaluate(_NEXT_FRAME)
+
+
 def stop_chromium() -> None:
     """Close the shared browser (tests/conftest.py calls it when the run ends)."""
     _Shared.stop()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.browser import lease, picture
+from helpers.browser import drawn, lease, picture
 from helpers.visits import visit
 from helpers.models import MODELS, subpages
 
@@ -106,7 +106,7 @@ def _click_second(page, axis: str) -> None:
     else:
         page.locator(f'.rp-axis[data-axis="{axis}"] .rp-option:not([aria-pressed="true"])'
                      ':not([aria-disabled="true"])').first.click()
-    page.wait_for_timeout(300)
+    drawn(page)
 
 
 def _finer(page, tap: bool = False) -> str:
@@ -132,7 +132,7 @@ def test_on_a_desktop_nothing_in_the_output_scrolls_and_the_command_stays_in_vie
         last = page.locator(f"{scope} .rp-option:not([aria-disabled=true]):visible").last
         last.scroll_into_view_if_needed()
         last.click()
-        page.wait_for_timeout(300)
+        drawn(page)
         copy = page.locator('.rp-output [data-copy="command"]')
         box, view = copy.bounding_box(), page.viewport_size
         assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"], box
@@ -165,7 +165,7 @@ def test_on_a_phone_a_tap_keeps_the_tapped_option_on_screen_and_tips_stay_inside
             option.scroll_into_view_if_needed()
             before = option.bounding_box()
             option.tap()
-            page.wait_for_timeout(300)
+            drawn(page)
             after = option.bounding_box()
             assert abs(after["y"] - before["y"]) <= 2, (before, after)
             assert 0 <= after["y"] <= PHONE["height"] - after["height"]
@@ -174,7 +174,7 @@ def test_on_a_phone_a_tap_keeps_the_tapped_option_on_screen_and_tips_stay_inside
             before = listed.bounding_box()
             listed.select_option(listed.evaluate(
                 "s => [...s.options].filter(o => !o.disabled && !o.hidden && !o.selected).pop().value"))
-            page.wait_for_timeout(300)
+            drawn(page)
             after = listed.bounding_box()
             assert abs(after["y"] - before["y"]) <= 2, (before, after)
         width = page.evaluate("document.documentElement.scrollWidth")

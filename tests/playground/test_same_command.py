@@ -10,7 +10,7 @@ import subprocess
 from urllib.parse import urlencode
 
 import pytest
-from helpers.browser import lease
+from helpers.browser import drawn, lease
 
 from helpers.models import MODELS
 from macros.engine.effects import command_key, same_command
@@ -132,7 +132,7 @@ def test_the_playground_says_which_options_give_the_same_command(browser, site, 
         page.goto(base + "#" + urlencode(plain.match))
         page.reload()
         page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=15000)
-        page.wait_for_timeout(300)
+        drawn(page)  # the line is drawn (hidden here) once the options are worked through
         assert not page.locator('[data-testid="same-command"]').is_visible()
     finally:
         context.close()

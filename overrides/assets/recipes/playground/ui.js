@@ -316,7 +316,8 @@ Playground.prototype.update = function (writeHash, again) {
 };
 
 /** effects.same_command after the paint, a few composes per task (as probeIdle): which other
- *  options of a dimension give this very command here, said under the status. */
+ *  options of a dimension give this very command here, said under the status. The root's
+ *  data-same names the selection (this.updated) whose line is drawn (for tests). */
 Playground.prototype.sameIdle = function (res) {
   var self = this, updated = this.updated, probe = sameProbe(this.data, res, this.selection());
   var queue = sameQueue(this.data, res), same = {};
@@ -335,7 +336,10 @@ Playground.prototype.sameIdle = function (res) {
       return;
     }
     if (queue.length) setTimeout(step, 0);
-    else self.output.renderSame(res, same);
+    else {
+      self.output.renderSame(res, same);
+      self.root.setAttribute('data-same', String(updated));
+    }
   }
   setTimeout(step, 0);
 };
