@@ -261,12 +261,16 @@ def _clean(page, base: str) -> bool:
         return False
 
 
-# A frame painted and the tasks queued right after it run (the Playground's afterPaint).
-_NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))"
-# Every mounted Playground has finished its background work for the selection it shows: the
-# greying probes of the latest round (data-probed) and the same-command line (data-same).
+# A frame painted and the tasks queued right after it run (the Playground's afterPaint; as
+# it does, 100 ms where no frame is painted, in a hidden tab).
+_NEXT_FRAME = """() => new Promise(r => { let done = false; const go = () => { if (!done) {
+  done = true; setTimeout(r, 0); } }; requestAnimationFrame(go); setTimeout(go, 100); })"""
+# Every Playground on the page is idle: none waits for the export's later part (aria-busy),
+# and one that has drawn a selection has finished its background work for it, the greying
+# probes of the latest round (data-probed) and the same-command line (data-same).
 _QUIET = """() => [...document.querySelectorAll('.recipe-playground')].every(root => {
   const pg = root.playground;
+  if (root.hasAttribute('aria-busy')) return false;
   return !pg || !pg.res || (root.getAttribute('data-probed') === String(pg.round)
                             && root.getAttribute('data-same') === String(pg.updated));
 })"""

@@ -6,8 +6,9 @@ it, once, and the command is the one ``recipes command --sglang`` prints for tha
 "Deploy as", which fetches it too: test_browser_deploy.py.) A later part that cannot be
 fetched is said, and the command stays. While a link's release is fetched (the part held by
 the test), the newest action is the one shown once it is in: a platform the reader picks, or
-another link, followed from the page or while the page opened from a link mounts; after a
-heading's link or Back, nothing (the address and the platform shown stay the reader's). No
+another link, followed from the page or while the page opened from a link mounts. A heading's
+link or Back meanwhile is where the reader stays: the address is not written over, and the
+waiting link is not drawn (unless nothing is drawn yet: the page opened from it). No
 sitemap.xml is fetched: the theme's language re-mapping, which would read every language's, is
 ours (lang-switch.js)."""
 
@@ -20,6 +21,7 @@ import pytest
 
 from macros.site.export import export_model, image_releases, later_name
 
+from helpers.browser import drawn
 from helpers.models import MODELS
 from test_browser import _PRESSED_ARE, click, hash_of, pressed, wait_text
 
@@ -192,8 +194,18 @@ def test_a_link_followed_while_the_opening_links_release_is_fetched_is_the_one_s
         held.shows(held.second)
 
 
-_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => " \
-          "setTimeout(r, 100))))"
+
+def _away(page, away: str, opened: str) -> str:
+    """Go elsewhere on the page as a reader does: a heading's link, or Back; the address then."""
+    if away == "heading":
+        anchor = page.evaluate("() => document.querySelector('article h2[id]').id")
+        page.evaluate("h => { location.hash = h; }", "#" + anchor)
+        where = opened.split("#")[0] + "#" + anchor
+    else:
+        page.go_back()
+        where = opened
+    page.wait_for_function("u => location.href === u", arg=where)
+    return where
 
 
 @pytest.mark.parametrize("away", ["heading", "back"])
@@ -202,27 +214,58 @@ def test_a_heading_link_or_back_while_a_links_release_is_fetched_is_where_the_re
         site, browser, db, model_id, away):
     """A link naming a release of the later part waits for it; the reader then follows a
     heading's link on the page, or goes Back to the page as it opened. Once the part is in,
-    the waiting link is not drawn (the platform shown before stays pressed) and its selection
-    is not written over the address the reader went to."""
+    the waiting link is not drawn (the platform shown before stays pressed), its selection is
+    not written over the address the reader went to, and the reader's next choice starts from
+    what is shown, not from the link (no release of the link's in the address it writes)."""
     with held_later(site, browser, db, model_id) as held:
         page = held.page
         shown = pressed(page)["hw"]
-        opened = page.url
         if shown == held.second["hw"]:
             held.second, held.first = held.first, held.second
         held.follow(held.second)
         held.asked()
-        if away == "heading":
-            anchor = page.evaluate("() => document.querySelector('article h2[id]').id")
-            page.evaluate("h => { location.hash = h; }", "#" + anchor)
-            where = opened.split("#")[0] + "#" + anchor
-        else:
-            page.go_back()
-            where = opened
-        page.wait_for_function("u => location.href === u", arg=where)
+        where = _away(page, away, page.url.split("#")[0])
         held.requests[0].continue_()
-        page.wait_for_function("() => !document.querySelector('.recipe-playground')"
-                               ".hasAttribute('aria-busy')", timeout=10000)
-        page.evaluate(_FRAMES)
+        drawn(page)
         assert page.url == where
         assert pressed(page)["hw"] == shown
+        assert page.input_value('[data-testid="sglang"]') == ""
+        click(page, "hw", held.second["hw"])
+        page.wait_for_function("hw => location.hash.includes('hw=' + hw)", arg=held.second["hw"])
+        assert "sglang" not in hash_of(page.url)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_heading_link_while_the_opening_links_release_is_fetched_keeps_the_address(
+        site, browser, db, model_id):
+    """The page opened from a link naming a release of the later part; before that part is in,
+    the reader follows a heading's link. The Playground then mounts showing the link's
+    selection (it shows nothing before), and the address stays the heading's."""
+    with held_later(site, browser, db, model_id, opened_from_link=True) as held:
+        page = held.page
+        held.asked()
+        where = _away(page, "heading", page.url)
+        held.requests[0].continue_()
+        page.wait_for_selector(".recipe-playground[data-mounted=ready]", timeout=10000)
+        drawn(page)
+        assert page.url == where
+        assert pressed(page)["hw"] == held.first["hw"]
+        assert page.input_value('[data-testid="sglang"]') == held.first["sglang"]
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_a_heading_link_while_a_chosen_release_is_fetched_keeps_the_address(
+        site, browser, db, model_id):
+    """The reader picks a release only the later part holds, then follows a heading's link
+    before the part is in: the command for that release is drawn once it is (the choice was
+    the reader's), and the address stays the heading's."""
+    with held_later(site, browser, db, model_id) as held:
+        page = held.page
+        release = held.first["sglang"]
+        page.select_option('[data-testid="sglang"]', release)
+        held.asked()
+        where = _away(page, "heading", page.url.split("#")[0])
+        held.requests[0].continue_()
+        drawn(page)
+        assert page.url == where
+        assert page.input_value('[data-testid="sglang"]') == release

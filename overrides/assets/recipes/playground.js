@@ -75,8 +75,10 @@ function start(root, m, data) {
     m.mountDeploy(pg, root);
     // listening before the first load: a link followed while that one waits for its release's
     // catalog is the one shown once it is in (ui.js load)
-    // (the Playground writes its own hash with replaceState, which fires no hashchange: every
-    // one is the reader's, and overtakes a link still waiting)
+    // (the Playground writes its own hash with replaceState, which fires no hashchange, and so
+    // do our other scripts; the theme's code-line anchors would fire one, and are off in
+    // mkdocs.yml, anchor_linenums: false: every one is the reader's, and overtakes a link
+    // still waiting)
     window.addEventListener('hashchange', function () {
       var hash = readHash();
       if (root.getAttribute('data-mounted') === 'failed') return;

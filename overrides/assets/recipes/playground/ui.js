@@ -214,7 +214,7 @@ Playground.prototype.owns = function (hash) { return ownsHash(this.data, this.di
 /** The selection of a hash, composed; a promise when the result waits for the export's later
  *  part (a link naming another release), kept once it is drawn, or once a newer action is. */
 Playground.prototype.load = function (hash) {
-  var self = this;
+  var self = this, before = this.res ? this.state() : null;
   try {
     return this.loadNow(hash);
   } catch (e) {
@@ -223,13 +223,45 @@ Playground.prototype.load = function (hash) {
     // followed another link (loadNow and update count them in this.asked): the newer action's
     // state is the one drawn then, not this link's over it
     var asked = this.asked;
-    return this.later().then(function () { if (self.asked === asked) return self.load(hash); });
+    this.waiting = { asked: asked, before: before };
+    return this.later().then(function () {
+      if (self.asked === asked) return self.load(hash);
+      // overtaken while nothing was drawn yet (the page opened from this link): the link is
+      // drawn, and the address stays the reader's (no hash of its own yet: none is written)
+      if (!self.res) return self.update(false, true);
+    });
   }
 };
 
 /** The reader went to an address that names no other selection (a heading's link, or Back to
- *  the one shown): a link still waiting for the later part is not drawn over it. */
-Playground.prototype.overtake = function () { this.asked = (this.asked || 0) + 1; };
+ *  the one shown): a link still waiting for the later part is not drawn over it, and what its
+ *  reading set (release, picks, request length, notice) goes back to what is shown, so the
+ *  next choice starts from there. */
+Playground.prototype.overtake = function () {
+  var waiting = this.waiting;
+  if (waiting && waiting.asked === this.asked && waiting.before) this.restore(waiting.before);
+  this.waiting = null;
+  this.asked = (this.asked || 0) + 1;
+};
+
+/** What reading a link sets (loadNow), for ``restore``. */
+Playground.prototype.state = function () {
+  var input = this.output.avgInput;
+  return { avgLen: this.avgLen, release: this.release, top: Object.assign({}, this.top),
+           explicit: Object.assign({}, this.explicit), input: input ? input.value : null,
+           notice: [this.notice.hidden, this.notice.textContent] };
+};
+
+Playground.prototype.restore = function (state) {
+  var input = this.output.avgInput;
+  this.avgLen = state.avgLen;
+  this.release = state.release;
+  this.top = state.top;
+  this.explicit = state.explicit;
+  this.notice.hidden = state.notice[0];
+  this.notice.textContent = state.notice[1];
+  if (input && state.input !== null) input.value = state.input;
+};
 
 Playground.prototype.loadNow = function (hash) {
   this.asked = (this.asked || 0) + 1;  // a link followed (load's wait for the later part)
@@ -283,13 +315,18 @@ Playground.prototype.selection = function () {
 /** Compose the selection and draw it; a promise when the result needs the export's later
  *  part first (it is drawn once that is in: the selection as it is then). ``again``: that
  *  second draw, which is no new action of the reader's (this.asked, read by load). */
-Playground.prototype.update = function (writeHash, again) {
+Playground.prototype.update = function (writeHash, again, at) {
   var self = this, data = this.data, res;
   if (!again) this.asked = (this.asked || 0) + 1;  // a choice or a link, drawn now or once the part is in
   try {
     res = compose(data, this.selection());
   } catch (e) {
-    if (isLater(e)) return this.later().then(function () { return self.update(writeHash, true); });
+    if (isLater(e)) {
+      // the address as the action left it: if the reader goes elsewhere on the page before
+      // the part is in (a heading's link), the result is drawn and the address stays theirs
+      var address = location.hash;
+      return this.later().then(function () { return self.update(writeHash, true, address); });
+    }
     if (typeof console !== 'undefined') console.warn('recipe playground:', e);
     return;
   }
@@ -304,7 +341,7 @@ Playground.prototype.update = function (writeHash, again) {
   Object.keys(this.explicit).forEach(function (k) { if (res.picks[k] !== self.explicit[k]) delete self.explicit[k]; });
   this.renderControls(res);
   this.renderOutput(res);
-  if (writeHash || this.hash) this.scheduleHash(res);
+  if (writeHash || this.hash) this.scheduleHash(res, at);
   // after the paint: the probes that grey options and the options that give this very command
   // (both a few composes per task)
   this.output.same.hidden = true;
@@ -317,7 +354,8 @@ Playground.prototype.update = function (writeHash, again) {
 
 /** effects.same_command after the paint, a few composes per task (as probeIdle): which other
  *  options of a dimension give this very command here, said under the status. The root's
- *  data-same names the selection (this.updated) whose line is drawn (for tests). */
+ *  data-same names the selection (this.updated) whose line is worked out, shown or not (for
+ *  tests). */
 Playground.prototype.sameIdle = function (res) {
   var self = this, updated = this.updated, probe = sameProbe(this.data, res, this.selection());
   var queue = sameQueue(this.data, res), same = {};
@@ -333,6 +371,7 @@ Playground.prototype.sameIdle = function (res) {
       }
     } catch (e) {  // none shown, unless the later part was missing: then on once it is in
       if (isLater(e)) self.later().then(step, function () {});
+      else self.root.setAttribute('data-same', String(updated));
       return;
     }
     if (queue.length) setTimeout(step, 0);
@@ -471,8 +510,8 @@ Playground.prototype.renderOutput = function (res) { this.output.render(res); };
  *  links get it after the next paint (history.replaceState is a navigation, several ms in
  *  Chromium), the latest of several clicks only, and not over an address the reader changed
  *  meanwhile (a heading's link). flushHash writes a pending one now (the language switch). */
-Playground.prototype.scheduleHash = function (res) {
-  var self = this, hash = hashOf(this.dims, res), seen = location.hash;
+Playground.prototype.scheduleHash = function (res, at) {
+  var self = this, hash = hashOf(this.dims, res), seen = at === undefined ? location.hash : at;
   this.hash = hash;
   var pending = this.pendingHash = function () {
     if (self.pendingHash !== pending) return;  // done already, or a later click's
