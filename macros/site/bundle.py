@@ -8,7 +8,9 @@ bundled into the entry and the chunks under ``playground/`` (``--splitting``: wh
 needs to mount is one chunk, what loads on first use, such as the deployment files' writers,
 another; a page without a Playground still loads the entry alone), and the classic script and
 the style sheets are minified in place. The sources in ``overrides/`` stay as they are (Node
-imports them for the parity tests); the site gets the bundle, the preview's included.
+imports them for the parity tests); the site gets the bundle, the preview's included. esbuild
+runs in the sources' folder and is given their names from there: it names chunks by a hash of
+the paths it sees, so the same sources give the same files from any checkout.
 
 Material's style sheets style every feature it has (blogs, annotations, cards, versions,
 tags …); a site uses a few. ``purge_theme_css`` keeps a rule when every word of its selector
@@ -89,9 +91,9 @@ def bundle_note() -> str | None:
             + ("the theme's whole style sheets" if "purgecss" in missing else ""))
 
 
-def _run(exe: Path, args: list[str]) -> None:
+def _run(exe: Path, args: list[str], cwd: Path | None = None) -> None:
     try:
-        proc = subprocess.run([str(exe), *args], capture_output=True, text=True)
+        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd)
     except OSError as exc:
         raise BundleFailed(f"{exe}: cannot run: {exc.strerror}") from None
     if proc.returncode:
@@ -109,15 +111,17 @@ def bundle_assets(source: Path, assets: Path) -> bool:
         return False
     with tempfile.TemporaryDirectory(prefix=".bundle-", dir=assets) as tmp:
         out = Path(tmp)
-        _run(exe, [str(source / ENTRY), "--bundle", "--splitting", "--format=esm", "--minify",
+        # run in the sources' folder and named from it: esbuild's chunk names hash the paths
+        # as it sees them, so the same sources give the same files from any checkout
+        _run(exe, [ENTRY, "--bundle", "--splitting", "--format=esm", "--minify",
                    "--charset=utf8", f"--target={TARGET}", f"--outdir={out / 'js'}",
                    "--entry-names=[name]", f"--chunk-names={MODULES}/[name]-[hash]",
-                   "--log-level=error"])
+                   "--log-level=error"], source)
         plain = [name for name in PLAIN if (source / name).is_file()]
         if plain:
-            _run(exe, [*(str(source / name) for name in plain), "--minify", "--charset=utf8",
+            _run(exe, [*plain, "--minify", "--charset=utf8",
                        f"--target={TARGET}", f"--outdir={out / 'plain'}",
-                       "--entry-names=[name]", "--log-level=error"])
+                       "--entry-names=[name]", "--log-level=error"], source)
         shutil.rmtree(assets / MODULES, ignore_errors=True)
         for made in sorted((out / "js").rglob("*")):
             if made.is_file():
