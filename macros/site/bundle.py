@@ -61,8 +61,9 @@ HOME = Path(__file__).resolve().parents[2]
 def _tool(name: str) -> Path | None:
     """An npm tool: ``RECIPES_<NAME>``, else this checkout's npm install, else PATH."""
     given = os.environ.get(f"RECIPES_{name.upper()}")
-    if given:
-        return Path(given)
+    if given:  # a path as the process's folder reads it (esbuild runs in another), or a name
+        found = given if os.sep in given else shutil.which(given)
+        return Path(found).absolute() if found else Path(given)
     local = HOME / "tests" / "js" / "node_modules" / ".bin" / name
     if local.is_file():
         return local
@@ -110,7 +111,7 @@ def bundle_assets(source: Path, assets: Path) -> bool:
     if exe is None or not (source / ENTRY).is_file() or not (assets / ENTRY).is_file():
         return False
     with tempfile.TemporaryDirectory(prefix=".bundle-", dir=assets) as tmp:
-        out = Path(tmp)
+        out = Path(tmp).absolute()  # esbuild runs in the sources' folder
         # run in the sources' folder and named from it: esbuild's chunk names hash the paths
         # as it sees them, so the same sources give the same files from any checkout
         _run(exe, [ENTRY, "--bundle", "--splitting", "--format=esm", "--minify",

@@ -2,7 +2,8 @@
 same sources wherever the checkout is and whatever folder the build is started from: esbuild
 names its chunks by a hash of the paths it is given, so a site built in CI's checkout and one
 built on a laptop would otherwise differ by every chunk's name, and a deploy would invalidate
-every cached script for nothing."""
+every cached script for nothing. Since esbuild runs in the sources' folder, a binary named by a
+relative path (``RECIPES_ESBUILD``) is read from the folder the build started in."""
 
 from __future__ import annotations
 
@@ -37,3 +38,19 @@ def test_the_same_sources_bundle_into_the_same_files_from_any_checkout(tmp_path,
     assert any(name.startswith(MODULES + "/") for name in one)  # chunks were made
     assert sorted(one) == sorted(other)
     assert one == other
+
+
+def test_a_relative_esbuild_path_is_read_from_the_builds_folder(tmp_path, monkeypatch):
+    """``RECIPES_ESBUILD`` written relative to the folder the build is started in still names
+    that binary, though esbuild then runs in the sources' folder."""
+    require_esbuild()
+    from macros.site.bundle import esbuild
+
+    monkeypatch.delenv("RECIPES_ESBUILD", raising=False)
+    real = esbuild()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "esbuild").symlink_to(real)
+    monkeypatch.setenv("RECIPES_ESBUILD", "tools/esbuild")
+    monkeypatch.chdir(tmp_path)
+    assert esbuild() == tmp_path / "tools" / "esbuild"
+    assert _bundled(tmp_path / "checkout", tmp_path, monkeypatch)
