@@ -314,7 +314,8 @@ Playground.prototype.selection = function () {
 
 /** Compose the selection and draw it; a promise when the result needs the export's later
  *  part first (it is drawn once that is in: the selection as it is then). ``again``: that
- *  second draw, which is no new action of the reader's (this.asked, read by load). */
+ *  second draw, which is no new action of the reader's (this.asked, read by load); ``at``:
+ *  the address when the action was taken, which its hash may replace (scheduleHash). */
 Playground.prototype.update = function (writeHash, again, at) {
   var self = this, data = this.data, res;
   if (!again) this.asked = (this.asked || 0) + 1;  // a choice or a link, drawn now or once the part is in
@@ -509,7 +510,8 @@ Playground.prototype.renderOutput = function (res) { this.output.render(res); };
 /** The selection's hash is the Playground's at once (this.hash); the address and the language
  *  links get it after the next paint (history.replaceState is a navigation, several ms in
  *  Chromium), the latest of several clicks only, and not over an address the reader changed
- *  meanwhile (a heading's link). flushHash writes a pending one now (the language switch). */
+ *  meanwhile (a heading's link): since the draw, or since ``at`` (an action drawn once the
+ *  later part is in). flushHash writes a pending one now (the language switch). */
 Playground.prototype.scheduleHash = function (res, at) {
   var self = this, hash = hashOf(this.dims, res), seen = at === undefined ? location.hash : at;
   this.hash = hash;
