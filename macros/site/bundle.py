@@ -28,7 +28,8 @@ esbuild and PurgeCSS come from npm (``tests/js/package.json``, installed by ``ma
 esbuild's binary ships inside its npm package, nothing is downloaded at build time. Without
 them the site keeps the source files and the theme's whole style sheets, and the build says so
 once (``bundle_note``): the pages work the same, only heavier. ``RECIPES_ESBUILD`` and
-``RECIPES_PURGECSS`` name other binaries.
+``RECIPES_PURGECSS`` name other binaries: a path (a relative one read from the folder the build
+started in, since esbuild runs in the sources'), or a name looked up on PATH.
 """
 
 from __future__ import annotations
@@ -61,14 +62,14 @@ HOME = Path(__file__).resolve().parents[2]
 def _tool(name: str) -> Path | None:
     """An npm tool: ``RECIPES_<NAME>``, else this checkout's npm install, else PATH."""
     given = os.environ.get(f"RECIPES_{name.upper()}")
-    if given:  # a path as the process's folder reads it (esbuild runs in another), or a name
+    if given:  # a path, a relative one read from the build's folder; or a name, on PATH
         found = given if os.sep in given else shutil.which(given)
         return Path(found).absolute() if found else Path(given)
     local = HOME / "tests" / "js" / "node_modules" / ".bin" / name
     if local.is_file():
-        return local
-    found = shutil.which(name)
-    return Path(found) if found else None
+        return local.absolute()
+    found = shutil.which(name)  # a relative PATH entry gives a relative path
+    return Path(found).absolute() if found else None
 
 
 def esbuild() -> Path | None:
@@ -98,7 +99,9 @@ def _run(exe: Path, args: list[str], cwd: Path | None = None) -> None:
     except OSError as exc:
         raise BundleFailed(f"{exe}: cannot run: {exc.strerror}") from None
     if proc.returncode:
-        raise BundleFailed(f"{exe.name} failed:\n{proc.stderr.strip() or proc.stdout.strip()}")
+        where = f" (in {cwd}, which the paths below are read from)" if cwd else ""
+        raise BundleFailed(f"{exe.name} failed{where}:\n"
+                           f"{proc.stderr.strip() or proc.stdout.strip()}")
 
 
 def bundle_assets(source: Path, assets: Path) -> bool:

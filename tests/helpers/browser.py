@@ -284,7 +284,7 @@ def drawn(page, timeout: int = 5000) -> None:
     things are after a click or a tap, in place of a fixed sleep (too short on a busy machine,
     idle time on a quiet one)."""
     page.evaluate(_NEXT_FRAME)
-    page.wait_for_function(_QUIET, timeout=timeout)
+    page.wait_for_function(_QUIET, timeout=timeout, polling=50)  # not by frames: none may come
     page.evaluate(_NEXT_FRAME)
 
 

@@ -33,6 +33,7 @@ def _bundled(checkout: Path, cwd: Path, monkeypatch) -> dict[str, bytes]:
 
 def test_the_same_sources_bundle_into_the_same_files_from_any_checkout(tmp_path, monkeypatch):
     require_esbuild()
+    monkeypatch.delenv("RECIPES_ESBUILD", raising=False)  # this checkout's npm install
     one = _bundled(tmp_path / "a", tmp_path / "a", monkeypatch)
     other = _bundled(tmp_path / "b" / "deeper" / "checkout", tmp_path / "elsewhere", monkeypatch)
     assert any(name.startswith(MODULES + "/") for name in one)  # chunks were made
@@ -54,3 +55,19 @@ def test_a_relative_esbuild_path_is_read_from_the_builds_folder(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert esbuild() == tmp_path / "tools" / "esbuild"
     assert _bundled(tmp_path / "checkout", tmp_path, monkeypatch)
+
+
+def test_sources_named_relative_to_the_builds_folder_bundle_alike(tmp_path, monkeypatch):
+    """The stage gives the theme's folder as the config names it (``custom_dir``, often
+    relative): bundled from inside the checkout with relative paths, the same files again."""
+    require_esbuild()
+    monkeypatch.delenv("RECIPES_ESBUILD", raising=False)
+    whole = _bundled(tmp_path / "a", tmp_path / "a", monkeypatch)
+    checkout = tmp_path / "b"
+    shutil.copytree(SOURCE, checkout / "overrides" / "assets" / "recipes")
+    shutil.copytree(SOURCE, checkout / "site" / "assets" / "recipes")
+    monkeypatch.chdir(checkout)
+    assert bundle_assets(Path("overrides/assets/recipes"), Path("site/assets/recipes"))
+    assets = checkout / "site" / "assets" / "recipes"
+    assert {p.relative_to(assets).as_posix(): p.read_bytes()
+            for p in sorted(assets.rglob("*")) if p.is_file()} == whole
