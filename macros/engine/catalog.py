@@ -238,15 +238,12 @@ class Catalog:
             return None
         return written if hit[1] == "negated" else hit[0].name
 
-    def dest(self, written: str) -> str:
-        """The flag ``written`` sets, whatever its spelling (``--no-X`` and ``--X`` both set
-        X): two words with one dest are one setting, the later one wins."""
-        return self.settings.get(written, written)
-
     @cached_property
     def settings(self) -> dict[str, str]:
-        """``dest`` as a table (the resolver's inner loop reads it directly): every spelling the
-        catalog knows -> the flag it sets (a word it does not know sets itself)."""
+        """Every spelling the catalog knows -> the flag it sets (``--no-X`` and ``--X`` both set
+        X; a word it does not know sets itself: read it with ``.get(word, word)``). Two words
+        with one setting are one setting, the later one wins. A table, as the resolver's inner
+        loop reads it for every flag of every edit."""
         return {written: spec.name for written, (spec, _) in self._names.items()}
 
     def stock_read(self, name: str) -> str | None:

@@ -52,7 +52,7 @@ def test_the_catalog_reads_a_negation_as_its_own_setting(db):
     name, negation = _optional(db.catalog)
     assert db.catalog.lookup(negation).kind == "negated"
     assert db.catalog.canonical(negation) == negation  # not the flag it turns off
-    assert db.catalog.dest(negation) == name == db.catalog.dest(name)
+    assert db.catalog.settings[negation] == name == db.catalog.settings[name]
 
 
 @pytest.mark.parametrize("model_id", MODELS)
