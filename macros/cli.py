@@ -348,7 +348,7 @@ def cmd_export(args) -> int:
     # Judged before the export is made, so a refused path costs nothing and touches nothing.
     out = None
     if args.out and args.out != "-":  # "-" is standard output, as for `check --file -`
-        out = export_target(Path(args.out), Path(args.root) if args.root else None)
+        out = export_target(Path(args.out), Path(args.root) if args.root else None, args.model)
     db = _db(args)
     data = export_model(db, args.model, args.lang)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))

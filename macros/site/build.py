@@ -307,8 +307,9 @@ def not_ours(folder: Path) -> str | None:
     return None
 
 
-def export_target(given: Path, recipes: Path | None = None) -> Path:
-    """The resolved file ``recipes export --out`` may write, or a RecipeError saying why not."""
+def export_target(given: Path, recipes: Path | None = None, model: str = "") -> Path:
+    """The resolved file ``recipes export --out`` may write for ``model``, or a RecipeError
+    saying why not."""
     out = _resolved(given)
     guarded = _sources([ROOT])
     if recipes is not None:
@@ -320,7 +321,7 @@ def export_target(given: Path, recipes: Path | None = None) -> Path:
     if not out.parent.is_dir():
         raise _problem(given, f"folder {out.parent} does not exist")
     if out.is_dir():
-        raise _problem(given, "is a folder; give a file name, e.g. kimi-k3.json")
+        raise _problem(given, f"is a folder; give a file name, e.g. {model or 'model'}.json")
     if out.exists() and not _is_export(out):
         raise _problem(given, "exists and is not a previous export (a JSON object with "
                               f"{', '.join(sorted(EXPORT_KEYS))}); refusing to overwrite it")

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers.models import MODELS
 from helpers.project import project_copy
 from macros.site import build as build_module
 from macros.site.build import MARKER, BuildFailed, Terminated, build_site, check_out_folder, mark
@@ -22,6 +23,7 @@ from macros.engine.errors import RecipeError
 
 ROOT = Path(__file__).resolve().parents[2]
 OWN = "give a folder of its own, e.g. site/"
+MODEL = MODELS[0]  # any model: these tests are about where the commands write
 
 
 def snapshot(path: Path) -> dict[str, object]:
@@ -184,8 +186,8 @@ def test_a_real_build_replaces_a_folder_it_made_before_and_marks_the_new_one(pro
     assert build_site(out=out, root=project, quiet=True) == out
     assert not (out / "stale.html").exists()
     assert (out / MARKER).is_file()
-    assert (out / "models/kimi-k3/index.html").is_file()
-    assert (out / "ko/models/kimi-k3/index.html").is_file()
+    assert (out / "models" / MODEL / "index.html").is_file()
+    assert (out / "ko/models" / MODEL / "index.html").is_file()
     assert scratch_folders(out) == []
 
 
@@ -320,7 +322,7 @@ def repo(tmp_path, monkeypatch):
 
 def test_export_refuses_a_missing_folder(cli, tmp_path):
     out = tmp_path / "nope" / "k3.json"
-    r = cli("export", "kimi-k3", "--out", str(out))
+    r = cli("export", MODEL, "--out", str(out))
     assert (r.code, r.err) == (1, f"error: {out}: folder {tmp_path / 'nope'} does not exist\n")
     assert not (tmp_path / "nope").exists()
 
@@ -329,7 +331,7 @@ def test_export_refuses_a_missing_folder(cli, tmp_path):
 def test_export_refuses_a_path_inside_the_project_sources(cli, repo, folder):
     out = repo / folder / "k3.json"
     before = snapshot(repo)
-    r = cli("export", "kimi-k3", "--out", str(out))
+    r = cli("export", MODEL, "--out", str(out))
     assert (r.code, r.err) == (1, f"error: {out}: refusing to write inside the project's {folder}/ "
                                   f"folder ({repo / folder}); give a path outside the project's "
                                   f"sources\n")
@@ -339,7 +341,7 @@ def test_export_refuses_a_path_inside_the_project_sources(cli, repo, folder):
 def test_export_refuses_a_path_inside_the_recipes_folder_in_use(cli, recipes_copy):
     out = recipes_copy / "k3.json"
     before = snapshot(recipes_copy)
-    r = cli("export", "kimi-k3", "--root", str(recipes_copy), "--out", str(out))
+    r = cli("export", MODEL, "--root", str(recipes_copy), "--out", str(out))
     assert (r.code, r.err) == (1, f"error: {out}: refusing to write inside the recipes folder in "
                                   f"use ({recipes_copy}); give a path outside the project's "
                                   f"sources\n")
@@ -355,7 +357,7 @@ def test_export_refuses_to_overwrite_a_file_that_is_not_a_previous_export(cli, r
     if content is not None:
         out.write_bytes(content)
     before = out.read_bytes()
-    r = cli("export", "kimi-k3", "--out", str(out))
+    r = cli("export", MODEL, "--out", str(out))
     assert (r.code, r.err) == (1, f"error: {out}: exists and is not a previous export (a JSON "
                                   f"object with catalog, cells, lang, model, rules, text, "
                                   f"version); refusing to overwrite it\n")
@@ -364,21 +366,21 @@ def test_export_refuses_to_overwrite_a_file_that_is_not_a_previous_export(cli, r
 
 def test_export_to_dash_writes_standard_output_and_no_file(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    r = cli("export", "kimi-k3", "--out", "-")
-    assert r.code == 0 and json.loads(r.out)["model"]["id"] == "kimi-k3"
+    r = cli("export", MODEL, "--out", "-")
+    assert r.code == 0 and json.loads(r.out)["model"]["id"] == MODEL
     assert list(tmp_path.iterdir()) == []
 
 
 def test_export_refuses_a_folder(cli, tmp_path):
-    r = cli("export", "kimi-k3", "--out", str(tmp_path))
+    r = cli("export", MODEL, "--out", str(tmp_path))
     assert (r.code, r.err) == (1, f"error: {tmp_path}: is a folder; give a file name, "
-                                  f"e.g. kimi-k3.json\n")
+                                  f"e.g. {MODEL}.json\n")
 
 
 def test_export_replaces_a_previous_export_and_leaves_nothing_beside_it(cli, tmp_path):
     out = tmp_path / "k3.json"
-    assert cli("export", "kimi-k3", "--out", str(out)).code == 0
-    r = cli("export", "kimi-k3", "--lang", "ko", "--out", str(out))
+    assert cli("export", MODEL, "--out", str(out)).code == 0
+    r = cli("export", MODEL, "--lang", "ko", "--out", str(out))
     assert r.code == 0, r.err
     assert json.loads(out.read_text(encoding="utf-8"))["lang"] == "ko"
     assert sorted(os.listdir(tmp_path)) == ["k3.json"]
@@ -386,9 +388,9 @@ def test_export_replaces_a_previous_export_and_leaves_nothing_beside_it(cli, tmp
 
 # --- interruptions and system errors in the CLI ---------------------------------------------
 
-@pytest.mark.parametrize("argv", [["validate"], ["export", "kimi-k3"],
+@pytest.mark.parametrize("argv", [["validate"], ["export", MODEL],
                                   ["check", "--", "sglang", "serve"],
-                                  ["command", "kimi-k3", "--hw", "b300", "--role", "unified",
+                                  ["command", MODEL, "--hw", "b300", "--role", "unified",
                                    "--strategy", "balanced"]], ids=lambda a: a[0])
 def test_ctrl_c_in_any_command_ends_with_one_line_and_exit_130(cli, monkeypatch, argv):
     import macros.cli as cli_module
@@ -439,15 +441,15 @@ def sandbox(tmp_path_factory):
     (root / "notes.txt").write_text("a person's notes\n")
     (root / "person.json").write_text('{"mine": true}\n')
     (root / "link-to-docs").symlink_to(root / "docs")
-    assert main(["--root", str(root / "recipes"), "export", "kimi-k3", "--out",
+    assert main(["--root", str(root / "recipes"), "export", MODEL, "--out",
                  str(root / "previous.json")]) == 0
     return root
 
 
 PATHS = ["out.json", "previous.json", "person.json", "notes.txt", "docs/en/index.md",
-         "docs/en/new.json", "recipes/kimi-k3/cells.yaml", "recipes/new.json", "recipes", "docs",
+         "docs/en/new.json", f"recipes/{MODEL}/cells.yaml", "recipes/new.json", "recipes", "docs",
          "link-to-docs/en/index.md", "missing/x.json", ".", "/nonexistent/x.json", "-"]
-_text = st.sampled_from(["kimi-k3", "b300", "a3", "unified", "decode", "balanced", "nope", "",
+_text = st.sampled_from([MODEL, "b300", "a3", "unified", "decode", "balanced", "nope", "",
                          "0", "-8", "1e300", "9" * 400, "../recipes", "spec=none", "avg_len=-1",
                          "quant=zzz", "x", "en", "ko"])
 
@@ -461,7 +463,7 @@ def invocations(draw, root: Path) -> list[str]:
     cmd = draw(st.sampled_from(["export", "command", "check", "validate", "i18n-check", "calc"]))
     argv = ["--root", str(root / "recipes"), cmd]
     if cmd in ("export", "command", "calc"):
-        argv.append(draw(st.sampled_from(["kimi-k3", "nope", ""])))
+        argv.append(draw(st.sampled_from([MODEL, "nope", ""])))
     if cmd in ("command", "calc") or (cmd == "check" and draw(st.booleans())):
         for option in ("--hw", "--role", "--strategy"):
             argv += [option, draw(_text)]

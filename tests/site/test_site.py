@@ -73,43 +73,59 @@ def test_seed_python_examples_are_on_the_page(built_site, lang, name):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_no_raw_jinja_and_badges_rendered(built_site, lang):
-    doc = page_html(built_site, lang)
+@pytest.mark.parametrize("model_id", MODELS)
+def test_no_raw_jinja_and_badges_rendered(built_site, db, lang, model_id):
+    doc = page_html(built_site, lang, f"models/{model_id}/")
     assert "{{" not in visible_text(doc) and "{%" not in visible_text(doc)
-    assert doc.count('class="recipe-badge recipe-badge--verified"') >= 2
+    # a badge for each status the model's cells hold (the matrix shows every cell)
+    for status in {cell.status.value for cell in db.model(model_id).cells}:
+        assert f'class="recipe-badge recipe-badge--{status}"' in doc, status
     assert 'class="tabbed-set' in doc  # content tabs
     assert "md-clipboard" in doc or "content.code.copy" in doc  # copy buttons enabled
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_no_external_fonts_scripts_or_styles(built_site, lang):
-    doc = page_html(built_site, lang)
-    for tag, attr in (("script", "src"), ("link", "href"), ("img", "src")):
-        for m in re.finditer(rf"<{tag}\b[^>]*\b{attr}=\"([^\"]+)\"", doc):
-            url = m.group(1)
-            if tag == "link" and re.search(r'rel="(alternate|canonical)"', m.group(0)):
-                continue
-            assert not re.match(r"(https?:)?//", url), f"external {tag}: {url}"
-    assert "fonts.googleapis" not in doc and "fonts.gstatic" not in doc
+@pytest.mark.parametrize("model_id", MODELS)
+def test_no_external_fonts_scripts_or_styles(built_site, lang, model_id):
+    for part in ("", *subpages(model_id)):
+        doc = page_html(built_site, lang, f"models/{model_id}/{part}")
+        for tag, attr in (("script", "src"), ("link", "href"), ("img", "src")):
+            for m in re.finditer(rf"<{tag}\b[^>]*\b{attr}=\"([^\"]+)\"", doc):
+                url = m.group(1)
+                if tag == "link" and re.search(r'rel="(alternate|canonical)"', m.group(0)):
+                    continue
+                assert not re.match(r"(https?:)?//", url), (part, f"external {tag}: {url}")
+        assert "fonts.googleapis" not in doc and "fonts.gstatic" not in doc, part
 
 
-def test_language_switch_lands_on_the_same_page(built_site):
-    en = page_html(built_site, "en")
-    ko = page_html(built_site, "ko")
-    to_ko = re.search(r'<a href="([^"]+)" hreflang="ko"', en).group(1)
-    to_en = re.search(r'<a href="([^"]+)" hreflang="en"', ko).group(1)
-    base_en = built_site / "models" / "kimi-k3"
-    base_ko = built_site / "ko" / "models" / "kimi-k3"
-    assert (base_en / to_ko).resolve() == (built_site / "ko/models/kimi-k3").resolve()
-    assert (base_ko / to_en).resolve() == (built_site / "models/kimi-k3").resolve()
+@pytest.mark.parametrize("model_id", MODELS)
+def test_language_switch_lands_on_the_same_page(built_site, model_id):
+    for part in ("", *subpages(model_id)):
+        page = f"models/{model_id}/{part}"
+        en = page_html(built_site, "en", page)
+        ko = page_html(built_site, "ko", page)
+        to_ko = re.search(r'<a href="([^"]+)" hreflang="ko"', en).group(1)
+        to_en = re.search(r'<a href="([^"]+)" hreflang="en"', ko).group(1)
+        assert (built_site / page / to_ko).resolve() == (built_site / "ko" / page).resolve()
+        assert (built_site / "ko" / page / to_en).resolve() == (built_site / page).resolve()
 
 
 @pytest.mark.parametrize("lang,word", [("en", "DCP"), ("ko", "서버")])
-def test_search_index_finds_the_kimi_page(built_site, lang, word):
+def test_search_index_finds_the_seed_page(built_site, lang, word):
+    """The seed's model page, for a word of the seed (its notes on DCP; 서버, server)."""
     index = json.loads((built_site / LANGS[lang] / "search" / "search_index.json").read_text())
     hits = {d["location"].split("#")[0] for d in index["docs"] if word in d["text"] + d["title"]}
     assert "models/kimi-k3/" in hits
     assert lang in index["config"]["lang"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_index_holds_every_page_of_every_model(built_site, lang):
+    index = json.loads((built_site / LANGS[lang] / "search" / "search_index.json").read_text())
+    located = {d["location"].split("#")[0] for d in index["docs"]}
+    for model_id in MODELS:
+        for part in ("", *subpages(model_id)):
+            assert f"models/{model_id}/{part}" in located, (model_id, part)
 
 
 @pytest.mark.parametrize("lang", LANGS)
