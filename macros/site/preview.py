@@ -157,15 +157,22 @@ class _Restart(Exception):
 
 
 GRACE = 0.8  # seconds the main thread gets to unwind after Ctrl-C or SIGTERM
+WAKE = signal.SIGUSR1  # sent to the main thread only, by the preview itself; its handler does
+# nothing: what ends the wait is the signal's arrival, what unwinds is the raised one
 
 
 class _Stopper:
     """Ctrl-C and SIGTERM end the preview within a second and remove its temporary folder,
     whatever it is doing. Both signals are held in every thread and taken by one watcher
     thread, which raises them in the main thread (KeyboardInterrupt, ``Terminated``: the
-    preview unwinds and cleans up as on any error); should the main thread not be done within
-    ``GRACE`` (stuck in a system call, a rebuild that does not give way), the watcher removes
-    the folder itself and ends the process with the signal's exit code."""
+    preview unwinds and cleans up as on any error) and sends that thread ``WAKE``: a real
+    signal ends the system call it may be waiting in, such as a rebuild's wait for esbuild,
+    which the raised exception then ends too (``subprocess.run`` kills its child on the way
+    out). Raised alone, the exception would wait for the call, and a tool left running would
+    write into the folder after it was removed; a supervisor's signal reaches the preview
+    alone, not the tool beside it as a terminal's Ctrl-C does. Should the main thread still
+    not be done within ``GRACE`` (a rebuild that does not give way), the watcher removes the
+    folder itself and ends the process with the signal's exit code."""
 
     SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
@@ -177,6 +184,8 @@ class _Stopper:
     def __enter__(self) -> "_Stopper":
         self.held = signal.pthread_sigmask(signal.SIG_BLOCK, self.SIGNALS)  # before any thread
         self.previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        self.previous_wake = signal.signal(WAKE, _woken)
+        self.main = threading.main_thread().ident
         threading.Thread(target=self._watch, name="preview-signals", daemon=True).start()
         return self
 
@@ -186,6 +195,7 @@ class _Stopper:
             if got is None:
                 continue
             _thread.interrupt_main(got.si_signo)
+            signal.pthread_kill(self.main, WAKE)
             if self.done.wait(GRACE):
                 return
             shutil.rmtree(self.work, ignore_errors=True)
@@ -198,11 +208,17 @@ class _Stopper:
         self.done.set()
         signal.signal(signal.SIGTERM, self.previous if self.previous is not None
                       else signal.SIG_DFL)
+        signal.signal(WAKE, self.previous_wake if self.previous_wake is not None
+                      else signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, self.held)
 
 
 def _on_sigterm(signum, frame):
     raise Terminated()
+
+
+def _woken(signum, frame) -> None:
+    """``WAKE``'s handler: nothing to do (the signal raised beside it unwinds)."""
 
 
 class _Server:

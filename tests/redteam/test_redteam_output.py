@@ -270,14 +270,15 @@ def free_port() -> int:
 class Preview:
     """``recipes serve --lang ko`` run in a project copy, its stderr collected."""
 
-    def __init__(self, root: Path, tmp: Path, port: int | None = None):
+    def __init__(self, root: Path, tmp: Path, port: int | None = None,
+                 env: dict[str, str] | None = None):
         self.port = port or free_port()
         self.tmp = tmp
         self.lines: list[str] = []
         self.proc = subprocess.Popen(
             [PYTHON, "-m", "macros.cli", "serve", "--lang", "ko", "--port", str(self.port)],
             cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env=child_env(tmp))
+            env=child_env(tmp) | (env or {}))
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -313,8 +314,8 @@ def preview_copy(tmp_path):
     root = standalone_copy(tmp_path, HOME_MODELS)
     started: list[Preview] = []
 
-    def start(port: int | None = None) -> Preview:
-        started.append(Preview(root, tmp_path / f"tmp{len(started)}", port))
+    def start(port: int | None = None, env: dict[str, str] | None = None) -> Preview:
+        started.append(Preview(root, tmp_path / f"tmp{len(started)}", port, env))
         return started[-1]
     yield root, start
     for p in started:
@@ -373,6 +374,41 @@ def test_ctrl_c_and_sigterm_end_the_preview_at_once_and_remove_its_folder(
     # time it takes is make bench's to measure, not a test's (a busy machine stretches it)
     assert not any(line.startswith("rebuilt ") for line in server.lines)
     assert server.lines[-1] == said
+    assert server.work() == []
+
+
+@pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_the_preview_alone_while_a_rebuild_runs_a_tool_ends_the_tool_too(
+        preview_copy, tmp_path, signum, code):
+    """A supervisor (systemd, Docker, a test) signals the preview's process only, not its
+    process group as a terminal's Ctrl-C does: a rebuild waiting for esbuild is woken, the
+    tool is ended with it, and nothing the tool would have written later brings the removed
+    folder back. The stand-in esbuild waits, says when it began, then runs the real one."""
+    from helpers.browser import require_esbuild
+    from macros.site.bundle import esbuild
+
+    require_esbuild()
+    root, start = preview_copy
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    slow = tmp_path / "slow-esbuild"
+    slow.write_text(f'#!/bin/sh\nif [ -e "{flags}/slow" ]; then touch "{flags}/began"; sleep 2; '
+                    f'touch "{flags}/went-on"; fi\nexec "{esbuild()}" "$@"\n', encoding="utf-8")
+    slow.chmod(0o755)
+    server = start(env={"RECIPES_ESBUILD": str(slow)})
+    server.wait_for("serving ko on ")
+    (flags / "slow").touch()
+    text = root / "recipes/catalog/text.ko.yaml"
+    text.write_text(text.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    end = time.monotonic() + 120
+    while not (flags / "began").exists():
+        assert time.monotonic() < end and server.proc.poll() is None, server.lines
+        time.sleep(0.02)
+    server.proc.send_signal(signum)
+    assert server.end() == code
+    time.sleep(3)  # past the stand-in's wait: what it would write, it would have written
+    assert not (flags / "went-on").exists(), "the tool outlived the preview"
     assert server.work() == []
 
 
