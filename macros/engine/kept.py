@@ -10,7 +10,10 @@ passes on):
 - a model read and validated cleanly: by a digest of its own files and of every file of the
   catalog folder, handed out as a fresh copy (the engine fills a model's cache, and a caller may
   change what it gets); a model with a problem is never kept, so its problems are reported at
-  every load;
+  every load. What no caller can change is not copied but shared by every copy: an instance of a
+  frozen dataclass that hashes (its fields, and theirs, hold nothing mutable: a list, a dict or
+  a set would make the hash fail), such as the conditions' trees and the flags. Rebuilding
+  those took half of each copy's time;
 - the flag histories (by name and text), handed out as they are: the engine only reads them;
 - the flag catalogs (by name, package and text, with the history they read), as a copy of
   their tables: the bounds and the releases complete each load's catalog;
@@ -25,7 +28,9 @@ Must not read or validate anything itself (``database.py`` does) or decide what 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import io
 import os
 import pickle
 import stat
@@ -36,8 +41,9 @@ KEPT_MODELS = 32  # a model in memory is well under a megabyte as pickle's bytes
 KEPT = 8  # entries of each other store; the oldest goes first
 
 # key -> (the catalog folder's digest, the model as pickle's bytes: made here from the model
-# just read, never written anywhere, so they never come from outside the process)
-models: dict[bytes, tuple[bytes, bytes]] = {}
+# just read, never written anywhere, so they never come from outside the process, and the
+# unchangeable objects those bytes name by their place in the list, shared by every copy)
+models: dict[bytes, tuple[bytes, tuple[bytes, list]]] = {}
 histories: dict[tuple[str, str], dict] = {}
 catalogs: dict[tuple[str, str, str], tuple[dict | None, Any]] = {}
 bench: dict[int, tuple[dict, Any]] = {}  # by the history's id: the entry holds the history
@@ -114,7 +120,8 @@ def kept_model(key: bytes | None, model_dir: Path):
     if kept is None:
         return None
     models[key] = kept  # the newest now: the oldest goes first
-    model = pickle.loads(kept[1])
+    data, shared = kept[1]
+    model = _Copier(io.BytesIO(data), shared).load()
     model.dir = model_dir
     return model
 
@@ -122,11 +129,65 @@ def kept_model(key: bytes | None, model_dir: Path):
 def keep_model(key: bytes, shared: bytes, model) -> None:
     """Keep a copy of ``model`` as read, before the engine fills its cache; a model pickle
     cannot copy is not kept (and read again next time)."""
+    out = io.BytesIO()
+    keeper = _Keeper(out)
     try:
-        data = pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
+        keeper.dump(model)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return
-    keep(models, key, (shared, data))
+    keep(models, key, (shared, (out.getvalue(), keeper.shared)))
+
+
+_FROZEN: dict[type, bool] = {}  # by type: a frozen dataclass whose instances compare by value
+
+
+def unchangeable(obj) -> bool:
+    """Whether nothing can change ``obj``: an instance of a frozen dataclass (with the equality
+    and hash made from its fields) that hashes, so nothing in it is a list, a dict or a set.
+    Such an object is shared by the copies of a kept model instead of copied."""
+    frozen = _FROZEN.get(type(obj))
+    if frozen is None:
+        params = getattr(type(obj), "__dataclass_params__", None)
+        frozen = _FROZEN[type(obj)] = bool(
+            params is not None and params.frozen and params.eq
+            and dataclasses.is_dataclass(type(obj)))
+    if not frozen:
+        return False
+    try:
+        hash(obj)
+    except TypeError:  # a field holds something mutable
+        return False
+    return True
+
+
+class _Keeper(pickle.Pickler):
+    """Pickle's copy of a model, naming each unchangeable object by its place in ``shared``."""
+
+    def __init__(self, out: io.BytesIO):
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self.shared: list = []
+        self._at: dict[int, int] = {}
+
+    def persistent_id(self, obj):
+        if type(obj) in _PLAIN or not unchangeable(obj):
+            return None
+        at = self._at.get(id(obj))
+        if at is None:
+            at = self._at[id(obj)] = len(self.shared)
+            self.shared.append(obj)  # held here, so no other object takes its id meanwhile
+        return at
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes, tuple, list, dict, set, frozenset})
+
+
+class _Copier(pickle.Unpickler):
+    def __init__(self, data: io.BytesIO, shared: list):
+        super().__init__(data)
+        self.shared = shared
+
+    def persistent_load(self, pid):
+        return self.shared[pid]
 
 
 def release_memo(shared: bytes | None, package: str) -> tuple[dict, dict]:

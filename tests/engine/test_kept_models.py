@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from helpers.models import CALCULATED, MODELS
 from macros.engine import kept
 from macros.engine.database import load_database
@@ -95,10 +97,10 @@ def test_only_the_model_whose_files_changed_is_read_again(model_id, tmp_path, va
     recipes = _copy(tmp_path, "a")
     load_database(recipes)
     text = recipes / model_id / "text.en.yaml"
-    data = yaml.safe_load(text.read_text(encoding="utf-8"))
+    data = yamlc.load(text.read_text(encoding="utf-8"))
     key = next(iter(data))
     data[key] = "An edited text."
-    text.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    text.write_text(yamlc.dump(data, allow_unicode=True), encoding="utf-8")
     validated.clear()
     db = load_database(recipes)
     assert validated == [model_id]
@@ -114,9 +116,9 @@ def test_a_catalog_edit_reads_every_model_again_and_finds_what_it_breaks(model_i
     load_database(recipes)
     hw_id = load_database(recipes).model(model_id).cells[0].match["hw"]
     hardware = recipes / "catalog" / "hardware.yaml"
-    doc = yaml.safe_load(hardware.read_text(encoding="utf-8"))
+    doc = yamlc.load(hardware.read_text(encoding="utf-8"))
     doc["platforms"] = [p for p in doc["platforms"] if p["id"] != hw_id]
-    hardware.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False),
+    hardware.write_text(yamlc.dump(doc, allow_unicode=True, sort_keys=False),
                         encoding="utf-8")
     validated.clear()
     with pytest.raises(RecipeError) as exc:
@@ -212,3 +214,85 @@ def test_the_calculators_dry_run_is_kept_with_the_model_and_redone_when_the_hist
     history.write_text(history.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     load_database(recipes)
     assert model_id in ran
+
+
+def _pairs(a, b, path="model", seen=None):
+    """Every (place, object of ``a``, object of ``b``) found at the same place in two copies:
+    fields of dataclasses and pydantic models, items of containers, down to the leaves or to
+    an object both copies hold (what it holds is the same)."""
+    seen = set() if seen is None else seen
+    if id(a) in seen:
+        return
+    seen.add(id(a))
+    yield path, a, b
+    if a is b or isinstance(a, (str, bytes, int, float, bool, type(None), Path)) \
+            or type(a) is not type(b):
+        return
+    if isinstance(a, dict):
+        for key in a:
+            yield from _pairs(a[key], b[key], f"{path}[{key!r}]", seen)
+    elif isinstance(a, (list, tuple)):
+        for i, (x, y) in enumerate(zip(a, b)):
+            yield from _pairs(x, y, f"{path}[{i}]", seen)
+    elif isinstance(a, (set, frozenset)):
+        return  # of plain values only (a set's items hash)
+    else:
+        names = list(getattr(a, "__dict__", {})) + [
+            n for klass in type(a).__mro__ for n in getattr(klass, "__slots__", ())
+            if hasattr(a, n)]
+        for name in names:
+            if name.startswith("__"):
+                continue
+            yield from _pairs(getattr(a, name), getattr(b, name), f"{path}.{name}", seen)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_two_copies_share_only_what_nothing_can_change(model_id, tmp_path):
+    """A kept model's copies are made faster by sharing what no caller can change (frozen
+    dataclasses that hash: the conditions' trees, the flags); everything else, every list,
+    dict, set and record a caller could change, is each copy's own."""
+    load_database(_copy(tmp_path, "a"))
+    a = load_database(_copy(tmp_path, "b")).model(model_id)
+    b = load_database(_copy(tmp_path, "c")).model(model_id)
+    shared = 0
+    for place, x, y in _pairs(a, b):
+        if x is not y or isinstance(x, (str, bytes, int, float, bool, type(None), Enum)) \
+                or x == ():
+            continue
+        assert kept.unchangeable(x), f"{place}: {type(x).__name__} is shared by two copies"
+        shared += 1
+    assert shared, "nothing shared: every copy rebuilds the conditions' trees"
+    assert a.cells is not b.cells and a.cells[0] is not b.cells[0]
+
+
+def test_a_frozen_record_holding_a_list_is_copied_not_shared(monkeypatch):
+    """Frozen is not enough: a frozen dataclass whose field holds a list can be changed
+    through it, so each copy has its own."""
+    monkeypatch.setattr(kept, "models", {})
+
+    @dataclass(frozen=True)
+    class Fixed:
+        parts: tuple
+
+    @dataclass(frozen=True)
+    class Holder:
+        items: list
+
+    @dataclass
+    class Kept:
+        dir: Path
+        fixed: Fixed
+        holder: Holder
+
+    globals().update(Fixed=Fixed, Holder=Holder, Kept=Kept)  # pickle finds classes by name
+    Fixed.__qualname__, Holder.__qualname__, Kept.__qualname__ = "Fixed", "Holder", "Kept"
+    try:
+        kept.keep_model(b"k", b"s", Kept(Path("."), Fixed((1, ("a",))), Holder([1])))
+        one, two = kept.kept_model(b"k", Path("x")), kept.kept_model(b"k", Path("y"))
+    finally:
+        for name in ("Fixed", "Holder", "Kept"):
+            globals().pop(name)
+    assert one.fixed is two.fixed and kept.unchangeable(one.fixed)
+    assert one.holder is not two.holder and not kept.unchangeable(one.holder)
+    one.holder.items.append(2)
+    assert two.holder.items == [1] and (one.dir, two.dir) == (Path("x"), Path("y"))
