@@ -10,8 +10,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from macros.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def test_the_example_finding_is_what_the_checker_prints(cli, tmp_path, monkeypat
 
 def test_the_hook_and_the_ini_option_the_page_names_are_the_real_ones():
     text = PAGES[0].read_text(encoding="utf-8")
-    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hooks = yamlc.load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert f"id: {hooks[0]['id']}" in text
     from macros.checkdocs import pytest_plugin
     assert "sglang_check = [" in text and '"sglang_check"' in Path(

@@ -8,8 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-import yaml
-
+from helpers import yamlc
 from macros.checkdocs.sources import FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,7 +16,7 @@ CORPUS = Path(__file__).parent / "corpus"
 
 
 def _hook() -> dict:
-    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hooks = yamlc.load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     [hook] = [h for h in hooks if h["id"] == "recipes-check"]
     return hook
 

@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from helpers.models import SPEED as MODELS, ROOT, edit_yaml, unused_choice_flag  # noqa: N811
 from helpers.sybil_docs import COUNTS, run_document
 from macros.site import render
@@ -332,7 +332,7 @@ def test_an_unknown_release_is_a_load_error_with_the_histories_releases(recipes_
         result.pop("round", None)
         result["sglang"] = "v0.5.18"  # a round's version, not a release id
     edit_bench(recipes_copy, model, change)
-    i = first_index(yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text()),
+    i = first_index(yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text()),
                     lambda r: r.get("rows"))
     assert load_messages(recipes_copy) == [
         f"{position(recipes_copy, model, ('results', i, 'sglang'))}: unknown sglang release "
@@ -344,7 +344,7 @@ def release_round(recipes: Path, db, model: str, rows: bool = False) -> int:
     all ran branch builds gets one in the copy: its first result with rows, on a round of the
     release its first row's command is written for (valid data either way)."""
     rounds = {r.id: r.version for r in db.model(model).info.rounds}
-    data = yaml.safe_load((recipes / model / "benchmarks.yaml").read_text())
+    data = yamlc.load((recipes / model / "benchmarks.yaml").read_text())
     found = [i for i, r in enumerate(data["results"]) if r.get("round") and r.get("sglang")
              and r["sglang"] in rounds[r["round"]] and (r.get("rows") or not rows)]
     if found:
@@ -362,11 +362,11 @@ def release_round(recipes: Path, db, model: str, rows: bool = False) -> int:
 def test_a_release_other_than_its_rounds_is_a_load_error(recipes_copy, db, model):
     i = release_round(recipes_copy, db, model)
     other = next(v for v in reversed(db.releases.order)
-                 if v != yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
+                 if v != yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text())
                  ["results"][i]["sglang"])
     edit_bench(recipes_copy, model, lambda d: d["results"][i].update(sglang=other))
-    copy = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
-    rounds = yaml.safe_load((recipes_copy / model / "model.yaml").read_text())["rounds"]
+    copy = yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
+    rounds = yamlc.load((recipes_copy / model / "model.yaml").read_text())["rounds"]
     version = next(r["version"] for r in rounds if r["id"] == copy["round"])
     assert load_messages(recipes_copy) == [
         f"{position(recipes_copy, model, ('results', i, 'sglang'))}: round '{copy['round']}' "
@@ -376,9 +376,9 @@ def test_a_release_other_than_its_rounds_is_a_load_error(recipes_copy, db, model
 @pytest.mark.parametrize("model", MODELS)
 def test_a_result_in_a_round_that_ran_a_release_must_name_it(recipes_copy, db, model):
     i = release_round(recipes_copy, db, model)
-    result = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
+    result = yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text())["results"][i]
     edit_bench(recipes_copy, model, lambda d: d["results"][i].pop("sglang"))
-    rounds = yaml.safe_load((recipes_copy / model / "model.yaml").read_text())["rounds"]
+    rounds = yamlc.load((recipes_copy / model / "model.yaml").read_text())["rounds"]
     version = next(r["version"] for r in rounds if r["id"] == result["round"])
     assert load_messages(recipes_copy) == [
         f"{position(recipes_copy, model, ('results', i, 'round'))}: round '{result['round']}' "
@@ -389,7 +389,7 @@ def _extra_refused(recipes_copy, model: str, key: str, value: str) -> tuple[str,
     """The first result with speed rows given ``value`` as its one ``key`` entry: the entry's
     position and the load errors."""
     edit_bench(recipes_copy, model, lambda d: first_result_with_rows(d).update({key: [value]}))
-    i = first_index(yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text()),
+    i = first_index(yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text()),
                     lambda r: r.get("rows"))
     return position(recipes_copy, model, ("results", i, key, 0)), load_messages(recipes_copy)
 
@@ -424,7 +424,7 @@ def test_an_extra_variable_the_registry_lacks_is_a_load_error(recipes_copy, mode
 def test_a_row_without_a_prompt_count_is_a_load_error(recipes_copy, model):
     edit_bench(recipes_copy, model,
                lambda d: first_result_with_rows(d)["rows"][0].update(concurrency=3))
-    data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
+    data = yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text())
     i = first_index(data, lambda r: r.get("rows"))
     given = ", ".join(map(str, data["num_prompts_by_concurrency"]))
     assert load_messages(recipes_copy) == [
@@ -436,7 +436,7 @@ def test_a_row_without_a_prompt_count_is_a_load_error(recipes_copy, model):
 @pytest.mark.parametrize("model", MODELS)
 def test_speed_rows_without_a_workload_are_a_load_error(recipes_copy, model):
     edit_bench(recipes_copy, model, lambda d: d.pop("workload"))
-    data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
+    data = yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text())
     with_rows = [i for i, r in enumerate(data["results"]) if r.get("rows")]
     assert load_messages(recipes_copy) == [
         f"{position(recipes_copy, model, ('results', i, 'rows'))}: speed rows need the file's "
@@ -455,7 +455,7 @@ def drop_from_history(recipes: Path, argument: str, keep: list[str]) -> None:
 @pytest.mark.parametrize("model", MODELS)
 def test_a_reproduce_argument_its_release_lacks_is_a_load_error(recipes_copy, db, model):
     i = release_round(recipes_copy, db, model, rows=True)
-    data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
+    data = yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text())
     release = data["results"][i]["sglang"]
     others = [v for v in db.bench_releases.order if v != release]
     drop_from_history(recipes_copy, "--max-concurrency", others)
@@ -482,7 +482,7 @@ def test_a_result_on_a_build_between_releases_is_checked_against_every_release(
     edit_bench(recipes_copy, model, change)
     keep = list(db.bench_releases.order[1:])
     drop_from_history(recipes_copy, "--max-concurrency", keep)
-    data = yaml.safe_load((recipes_copy / model / "benchmarks.yaml").read_text())
+    data = yamlc.load((recipes_copy / model / "benchmarks.yaml").read_text())
     i = first_index(data, lambda r: r.get("round") == "nightly")
     first = db.bench_releases.order[0]
     wanted = (f"{position(recipes_copy, model, ('results', i))}: the reproduce command of row "

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers import yamlc
 from macros.engine.database import load_database
 from macros.site.pages import Site
 
@@ -31,11 +32,11 @@ def add_result(recipes: Path, model: str, result: dict, declare: dict | None = N
     """Append ``result`` to the copy's benchmarks file (made if the model has none), declare
     the benchmarks it scores and add the text ids it uses."""
     path = recipes / model / "benchmarks.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {
+    data = yamlc.load(path.read_text(encoding="utf-8")) if path.exists() else {
         "latency_percentile": "p50", "results": []}
     data.setdefault("accuracy_benchmarks", {}).update(declare or {})
     data["results"].append(result)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    path.write_text(yamlc.dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     for lang, entries in (text or {}).items():
         file = recipes / model / f"text.{lang}.yaml"
         lines = "".join(f"{k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in entries.items())
@@ -193,14 +194,14 @@ def test_every_speed_table_names_the_latency_percentile_of_its_figures(db, model
 @pytest.mark.parametrize("model", MODELS)
 def test_a_result_may_state_its_own_latency_percentile(recipes_copy, db, model, lang):
     path = recipes_copy / model / "benchmarks.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+    data = yamlc.load(path.read_text(encoding="utf-8")) if path.exists() else None
     if data is None or not any(r.get("rows") for r in data["results"]):
         pytest.skip(f"{model} publishes no speed rows")
     other = {"p50": "mean", "mean": "p50"}[data["latency_percentile"]]
     result = next(r for r in data["results"] if r.get("rows"))
     result.pop("round", None)  # titled with its release alone, so the block is found by it
     result.update(latency_percentile=other, sglang=VERSION)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    path.write_text(yamlc.dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     page = render(recipes_copy, model, lang)
     assert block(page, VERSION)[0] == SPEED_HEAD[lang].format(p=PERCENTILE[lang][other])
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
 
-CORPUS = yaml.safe_load((Path(__file__).parents[1] / "corpus" / "broken_db.yaml").read_text())
+CORPUS = yamlc.load((Path(__file__).parents[1] / "corpus" / "broken_db.yaml").read_text())
 
 
 def test_the_real_database_loads(db):

@@ -5,8 +5,8 @@ flag the caveat is titled with."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from helpers.models import MODELS, edit_yaml
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
@@ -21,7 +21,7 @@ def _problems(root) -> list[str]:
 @pytest.mark.parametrize("model_id", MODELS)
 def test_a_status_the_model_does_not_word_is_a_load_error(recipes_copy, model_id):
     folder = recipes_copy / model_id
-    cells = yaml.safe_load((folder / "cells.yaml").read_text(encoding="utf-8"))["cells"]
+    cells = yamlc.load((folder / "cells.yaml").read_text(encoding="utf-8"))["cells"]
     status = cells[0]["status"]
     for lang in ("en", "ko"):
         path = folder / f"text.{lang}.yaml"
@@ -38,7 +38,7 @@ def test_a_status_the_model_does_not_word_is_a_load_error(recipes_copy, model_id
 @pytest.mark.parametrize("model_id", MODELS)
 def test_a_pin_reason_that_repeats_its_flag_is_a_load_error(recipes_copy, model_id):
     folder = recipes_copy / model_id
-    data = yaml.safe_load((folder / "cells.yaml").read_text(encoding="utf-8"))
+    data = yamlc.load((folder / "cells.yaml").read_text(encoding="utf-8"))
     i, cell = next((i, c) for i, c in enumerate(data["cells"]) if c.get("flags"))
     flag = cell["flags"][0].split()[0]
 

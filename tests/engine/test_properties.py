@@ -8,10 +8,10 @@ import random
 import shlex
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import yamlc
 from macros.engine.selection import Selection
 from macros.site import render
 from macros.engine.check import check_text, parse
@@ -93,8 +93,8 @@ def test_resolution_does_not_depend_on_yaml_key_order(db, model_id, recipes_copy
     for path in (recipes_copy / model_id).glob("*.yaml"):
         if path.name.startswith("text."):
             continue
-        data = yaml.safe_load(path.read_text())
-        path.write_text(yaml.safe_dump(shuffle(data), allow_unicode=True, sort_keys=False))
+        data = yamlc.load(path.read_text())
+        path.write_text(yamlc.dump(shuffle(data), allow_unicode=True, sort_keys=False))
     shuffled = load_database(recipes_copy)
     for sel in sample[:60]:
         a = resolve(db, Selection.flat(db.model(model_id), sel))

@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from macros.engine.database import RECIPES, cached_database
 from macros.engine.flags import Flag
 from macros.engine.resolve import resolve
@@ -38,7 +38,7 @@ _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 
 def _references() -> list[tuple[str, dict]]:
     models = sorted(p.name for p in RECIPES.iterdir() if (p / "model.yaml").is_file())
-    return [(m, yaml.safe_load((REFERENCE / f"{m}.yaml").read_text(encoding="utf-8")))
+    return [(m, yamlc.load((REFERENCE / f"{m}.yaml").read_text(encoding="utf-8")))
             for m in models if (REFERENCE / f"{m}.yaml").is_file()]
 
 

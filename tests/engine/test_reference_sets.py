@@ -10,8 +10,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from macros.engine.database import RECIPES, cached_database
 from macros.engine.resolve import resolve
 from macros.engine.selection import Selection
@@ -22,7 +22,7 @@ _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 
 def _references() -> list[tuple[str, dict]]:
     models = sorted(p.name for p in RECIPES.iterdir() if (p / "model.yaml").is_file())
-    return [(m, yaml.safe_load((REFERENCE / f"{m}-sets.yaml").read_text(encoding="utf-8")))
+    return [(m, yamlc.load((REFERENCE / f"{m}-sets.yaml").read_text(encoding="utf-8")))
             for m in models if (REFERENCE / f"{m}-sets.yaml").is_file()]
 
 

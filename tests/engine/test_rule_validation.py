@@ -9,10 +9,10 @@ import math
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import yamlc
 from macros.engine.selection import Selection
 from macros.engine import condition_check, conditions, templates
 from macros.engine.database import load_database
@@ -20,7 +20,7 @@ from macros.engine.validate import Validator
 from macros.engine.errors import RecipeError
 from macros.engine.resolve import resolve
 
-CORPUS = yaml.safe_load((Path(__file__).parents[1] / "corpus" / "broken_rules.yaml").read_text())
+CORPUS = yamlc.load((Path(__file__).parents[1] / "corpus" / "broken_rules.yaml").read_text())
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 

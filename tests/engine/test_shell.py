@@ -12,14 +12,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from macros.engine.check import check_text, parse
 from macros.engine.database import load_database
 from macros.engine.errors import RecipeError
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = yaml.safe_load((ROOT / "tests" / "corpus" / "shell.yaml").read_text(encoding="utf-8"))
+CORPUS = yamlc.load((ROOT / "tests" / "corpus" / "shell.yaml").read_text(encoding="utf-8"))
 COMMANDS, FILES, BOUNDS = CORPUS["commands"], CORPUS["files"], CORPUS["bounds"]
 CLASSES = ("line-ends", "backslash-space", "comments", "numeric", "quoting")
 

@@ -8,13 +8,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from macros.engine import programs
 from macros.engine.check import check_text
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "upstream" / "blocks.yaml"
-BLOCKS = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))["blocks"]
+BLOCKS = yamlc.load(CORPUS.read_text(encoding="utf-8"))["blocks"]
 
 
 def run(db, block, folder: Path):

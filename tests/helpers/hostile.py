@@ -7,7 +7,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import yaml
+from helpers import yamlc
+
 
 EVIL = ('<script>alert("x")</script> "><img src=x onerror=alert(2)> '
         '[click](javascript:alert(3)) <div onclick=alert(4)> ``` | --')
@@ -30,19 +31,19 @@ def poison(recipes: Path, extra: str = "") -> dict[str, str]:
     - every hardware label of the catalog (``EVIL_LABEL`` after it);
     - in each model, one free-text flag value (``EVIL_VALUE``)."""
     for path in sorted(recipes.glob("*/text.*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlc.load(path.read_text(encoding="utf-8"))
         for key in data:
             data[key] = " ".join(filter(None, (str(data[key]), key, EVIL, extra)))
-        path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+        path.write_text(yamlc.dump(data, allow_unicode=True), encoding="utf-8")
     hw = recipes / "catalog" / "hardware.yaml"
-    doc = yaml.safe_load(hw.read_text(encoding="utf-8"))
+    doc = yamlc.load(hw.read_text(encoding="utf-8"))
     labelled = 0
     for entry in _walk(doc):
         if isinstance(entry.get("label"), str) and "id" in entry:
             entry["label"] += EVIL_LABEL
             labelled += 1
     assert labelled, f"{hw}: no hardware label found to poison"
-    hw.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    hw.write_text(yamlc.dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return {path.parent.name: _poison_a_value(path)
             for path in sorted(recipes.glob("*/cells.yaml"))}
 
@@ -86,7 +87,7 @@ def _poison_a_value(cells_file: Path) -> str:
     db = cached_database()
     model = db.model(cells_file.parent.name)
     catalog = db.serving(model).catalog
-    doc = yaml.safe_load(cells_file.read_text(encoding="utf-8"))
+    doc = yamlc.load(cells_file.read_text(encoding="utf-8"))
     for cell in doc["cells"]:
         for i, line in enumerate(cell.get("flags") or []):
             if not isinstance(line, str):
@@ -98,7 +99,7 @@ def _poison_a_value(cells_file: Path) -> str:
                     and not spec.late_choices
                     and spec.nargs is None):
                 cell["flags"][i] = f"{words[0]} {shlex.quote(EVIL_VALUE)}"
-                cells_file.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False),
+                cells_file.write_text(yamlc.dump(doc, allow_unicode=True, sort_keys=False),
                                       encoding="utf-8")
                 return words[0]
     raise AssertionError(f"{cells_file}: no cell has a free-text flag value to poison")

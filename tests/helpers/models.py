@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-import yaml
+from helpers import yamlc
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted(p.name for p in (ROOT / "recipes").iterdir()
                 if p.is_dir() and p.name != "catalog")
-_INFO = {m: yaml.safe_load((ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8"))
+_INFO = {m: yamlc.load((ROOT / "recipes" / m / "model.yaml").read_text(encoding="utf-8"))
          for m in MODELS}
 # The models whose ids the home page's macro calls name (its quick start), else the first
 # model: a copy of the project holding only these still builds (helpers.project_copy), since a
@@ -27,7 +27,7 @@ BENCHMARKED = [m for m in MODELS if (ROOT / "recipes" / m / "benchmarks.yaml").i
 
 
 def _speed_rows(model_id: str) -> bool:
-    data = yaml.safe_load((ROOT / "recipes" / model_id / "benchmarks.yaml").read_text(
+    data = yamlc.load((ROOT / "recipes" / model_id / "benchmarks.yaml").read_text(
         encoding="utf-8")) or {}
     return any(result.get("rows") for result in data.get("results") or [])
 
@@ -54,9 +54,9 @@ def subpages(model_id: str) -> list[str]:
 
 def edit_yaml(path: Path, change: Callable[[dict], None]) -> None:
     """Rewrite one YAML file of a copy through ``change`` (comments are lost; data is not)."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yamlc.load(path.read_text(encoding="utf-8"))
     change(data)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000),
+    path.write_text(yamlc.dump(data, sort_keys=False, allow_unicode=True, width=1000),
                     encoding="utf-8")
 
 

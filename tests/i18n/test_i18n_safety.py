@@ -23,8 +23,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from helpers.models import HOME_MODELS
 from helpers.project import project_copy, recipes_root, small_project
 from macros.engine.errors import Problem
@@ -33,7 +33,7 @@ from macros.i18n.contract import check, page_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).parents[1] / "corpus" / "i18n"
-EXPECTED = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))
+EXPECTED = yamlc.load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))
 CASES = sorted(p.stem for p in (CORPUS / "ko").glob("*.md"))
 # Cases also run through a real build (about a second each): one of every kind of mistake.
 BUILD_CASES = ["anchor-changed", "attr-list-heading-event", "attr-list-link-event",
@@ -485,11 +485,11 @@ def hostile_notices(tmp_path_factory):
     project = project_copy(tmp, HOME_MODELS)
     recipes = project / "recipes"
     text = recipes / "catalog" / "text.ko.yaml"
-    data = yaml.safe_load(text.read_text(encoding="utf-8"))
+    data = yamlc.load(text.read_text(encoding="utf-8"))
     data["ui.not-translated"] = f"NOT-TRANSLATED {payload}"
     data["ui.outdated"] = f"OUTDATED {payload}"
     data["ui.english-source"] = "ENGLISH <b onclick=alert(2)>source</b>"
-    text.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    text.write_text(yamlc.dump(data, allow_unicode=True), encoding="utf-8")
     (project / "docs/ko/guides/translate.md").unlink()
     en_index = project / "docs/en/index.md"
     en_index.write_text(en_index.read_text(encoding="utf-8") + "\nOne more sentence.\n",

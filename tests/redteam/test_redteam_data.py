@@ -11,7 +11,8 @@ import math
 import re
 
 import pytest
-import yaml
+
+from helpers import yamlc
 from helpers.models import CALCULATED, MODELS, edit_yaml
 
 from macros.engine import yamlfile
@@ -23,7 +24,7 @@ from macros.engine.selection import Selection
 
 
 def _read(path):
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlc.load(path.read_text(encoding="utf-8"))
 
 
 def _pinned(root, model_id) -> tuple[int, dict]:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import markdown
 import pytest
-import yaml
 from pygments.token import Comment, String, Text
 
+from helpers import yamlc
 from macros.site import lexer
 from macros.site.lexer import RecipeShellLexer
 
@@ -77,7 +77,7 @@ def test_the_tokens_spell_the_text_back():
 
 def _markdown() -> markdown.Markdown:
     """Python-Markdown with mkdocs.yml's extensions and their settings, as the build has them."""
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = yamlc.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     names, configs = [], {}
     for entry in config["markdown_extensions"]:
         name, options = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from helpers.models import MODELS, ROOT
 from macros.engine.inert import cell_text, esc
 from macros.site import render
@@ -71,7 +71,7 @@ def _spellings(names: list[str]) -> list[str]:
     """A role's flags and every spelling a migration gives them (migrations.yaml): a table
     that reads only a deprecated spelling shows the default where the command prints the new
     one."""
-    doc = yaml.safe_load((ROOT / "recipes/catalog/migrations.yaml").read_text(encoding="utf-8"))
+    doc = yamlc.load((ROOT / "recipes/catalog/migrations.yaml").read_text(encoding="utf-8"))
     out = list(names)
     for m in doc["migrations"]:
         for old, new in (m.get("rename") or {}).items():

@@ -24,8 +24,8 @@ import jsonschema
 import kubernetes_validate
 import kubernetes_validate.utils as kv_utils
 import pytest
-import yaml
 
+from helpers import yamlc
 from macros.engine import check_config, docker
 from macros.engine.check import check_text
 from macros.engine.database import load_database
@@ -42,13 +42,6 @@ from helpers.walks import walked
 LWS_SCHEMA = Path(__file__).resolve().parents[1] / "corpus" / "deploy" / \
     "leaderworkerset-v1.schema.json"
 K8S_VERSION = "1.33.0"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML has it
-
-
-def _load(text: str):
-    return yaml.load(text, Loader=_LOADER)
-
-
 @pytest.fixture(scope="module", params=MODELS)
 def model_id(request):
     return request.param
@@ -172,7 +165,7 @@ def _read_back(db, res, files):
     catalog = deploy._catalog(db, res)
     yaml_file = files[0]
     assert yaml_file.name.endswith(".yaml")
-    data = _load(yaml_file.text) or {}
+    data = yamlc.load(yaml_file.text) or {}
     run = _run_line(yaml_file.text)
     program = split_words(res.program)
     assert run[:len(program)] == program
@@ -247,7 +240,7 @@ def test_config_keeps_on_the_command_line_what_a_file_cannot_say(db):
     assert [f.name for f in stay] == [optional.negations[0], optional.name,
                                       "--not-a-flag-anywhere", "--node-rank", "--port", "--port"]
     text = deploy.config_files(db, model, res, "en")[0].text
-    assert yaml.safe_load(text)[scalar.name[2:]] == "0.50"  # quoted: not the float 0.5
+    assert yamlc.load(text)[scalar.name[2:]] == "0.50"  # quoted: not the float 0.5
     assert f"{optional.negations[0]} \\" in text
 
 
@@ -262,7 +255,7 @@ def test_the_model_stays_on_the_run_line(db, model_id, distinct):
         run = _run_line(text)
         given = [f for f in res.flags if f.name in names]
         assert given and all(run[run.index(f.name) + 1] == f.values[0] for f in given), flat
-        data = _load(text) or {}
+        data = yamlc.load(text) or {}
         catalog = deploy._catalog(db, res)
         assert not {check_config.key_of(catalog.flags[n], catalog) for n in names} & set(data)
 
@@ -377,7 +370,7 @@ def test_compose_validates_and_maps_back(db, model_id, distinct):
             assert deploy.files(db, model, res, "compose", "en") == [], flat
             continue
         f = deploy.files(db, model, res, "compose", "en")[0]
-        data = _load(f.text)
+        data = yamlc.load(f.text)
         shape = json.dumps(_shape(data), sort_keys=True)
         if shape not in shapes:
             shapes.add(shape)
@@ -460,7 +453,7 @@ def test_kubernetes_validates_and_maps_back(db, model_id, distinct, k8s_validate
             assert deploy.files(db, model, res, "k8s", "en") == [], flat
             continue
         f = deploy.files(db, model, res, "k8s", "en")[0]
-        docs = [d for d in yaml.load_all(f.text, Loader=_LOADER) if d is not None]
+        docs = [d for d in yamlc.load_all(f.text) if d is not None]
         for doc in docs:
             k8s_validate(doc)
         pods = _pods(docs)
@@ -599,7 +592,7 @@ def test_the_manifests_names_are_hardware_yaml_data(recipes_copy, db, model_id):
     copy = load_database(recipes_copy)
     model = copy.model(model_id)
     flat, res = next(iter(resolve_all(copy, model_id)))
-    docs = [d for d in yaml.safe_load_all(deploy.files(copy, model, res, "k8s", "en")[0].text)
+    docs = [d for d in yamlc.load_all(deploy.files(copy, model, res, "k8s", "en")[0].text)
             if d]
     claim = next(d for d in docs if d["kind"] == "PersistentVolumeClaim")
     assert claim["metadata"]["name"] == "model-store"
@@ -653,7 +646,7 @@ def test_the_files_follow_the_release_chosen(db, cli, model_id):
                   "--format", "json")
         assert [f["text"] for f in out.json()["files"]] == [f.text for f in files], fmt
         if fmt == "compose":
-            services = _load(files[0].text)["services"]
+            services = yamlc.load(files[0].text)["services"]
             for g in groups:
                 for name in deploy.service_names(g):
                     assert services[name]["image"] == image
@@ -663,7 +656,7 @@ def test_the_files_follow_the_release_chosen(db, cli, model_id):
                         for i in [deploy.service_names(g).index(name)]
                         for w in deploy.server_words(g.res)]
         if fmt == "k8s":
-            pods = _pods([d for d in yaml.safe_load_all(files[0].text) if d])
+            pods = _pods([d for d in yamlc.load_all(files[0].text) if d])
             assert {p["spec"]["containers"][0]["image"] for n, p in pods.items()
                     if not n.endswith("-router")} == {image}
         if fmt == "config":
@@ -710,7 +703,7 @@ def test_an_images_docker_options_reach_compose_and_kubernetes(recipes_copy, db,
     _with_image_args(recipes_copy, model_id, hw, IMAGE_ARGS)
     copy = load_database(recipes_copy)
     flat, res = next((f, r) for f, r in resolve_all(copy, model_id) if r.hw == hw)
-    compose = _load(deploy.files(copy, model, res, "compose", "en")[0].text)
+    compose = yamlc.load(deploy.files(copy, model, res, "compose", "en")[0].text)
     errors = list(_compose_validator().iter_errors(compose))
     assert not errors, errors[0].message
     for svc in (v for k, v in compose["services"].items() if k != "router"):
@@ -726,7 +719,7 @@ def test_an_images_docker_options_reach_compose_and_kubernetes(recipes_copy, db,
         head = " ".join(line[2:] for line in text.splitlines() if line.startswith("# "))
         assert "--ulimit memlock=-1, --ulimit nofile=1024:2048" in head
         assert "IPC_LOCK" not in head and "-w" not in head
-        docs = [d for d in yaml.safe_load_all(text) if d]
+        docs = [d for d in yamlc.load_all(text) if d]
         container = next(d for d in docs if d["kind"] in ("Deployment", "LeaderWorkerSet"))
         pod = (container["spec"]["template"] if container["kind"] == "Deployment" else
                container["spec"]["leaderWorkerTemplate"]["workerTemplate"])["spec"]
@@ -760,7 +753,7 @@ def test_an_image_option_compose_cannot_carry_is_a_load_error(recipes_copy, db, 
                                   "<rank>", "a: b", "- x", "~", "--flag", "-1", "x#y", "'q'",
                                   "\"", "한국어", "tab\there", "", "#c", "*ref", "&a", "!t"])
 def test_yaml_scalars_read_back_as_the_same_string(text):
-    assert yaml.safe_load("\n".join(deploy.yaml_lines({"k": text, "l": [text]}))) == {
+    assert yamlc.load("\n".join(deploy.yaml_lines({"k": text, "l": [text]}))) == {
         "k": text, "l": [text]}
 
 

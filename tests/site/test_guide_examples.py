@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+
+from helpers import yamlc
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDES = [ROOT / "docs" / lang / "guides" / "add-a-model.md" for lang in ("en", "ko")]
@@ -51,8 +52,8 @@ def test_the_guide_has_checked_examples_in_both_languages():
 
 @pytest.mark.parametrize("page,file,body", CASES)
 def test_a_guide_example_is_a_fragment_of_the_file_it_names(page, file, body):
-    data = yaml.safe_load((ROOT / file).read_text(encoding="utf-8"))
-    assert fragment_of(yaml.safe_load(body), data), f"{page.name}: not in {file}:\n{body}"
+    data = yamlc.load((ROOT / file).read_text(encoding="utf-8"))
+    assert fragment_of(yamlc.load(body), data), f"{page.name}: not in {file}:\n{body}"
 
 
 def test_a_fragment_that_is_not_in_the_file_is_told_apart():

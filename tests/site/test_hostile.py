@@ -10,8 +10,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from helpers.hostile import EVIL_VALUE
 from helpers.models import MODELS, subpages
 from macros.engine.check import parse
@@ -62,7 +62,7 @@ def _pages(site: Path, lang: str, model_id: str, name: str) -> str:
 
 
 def _own_keys(model_id: str, lang: str) -> list[str]:
-    return list(yaml.safe_load((ROOT / "recipes" / model_id / f"text.{lang or 'en'}.yaml")
+    return list(yamlc.load((ROOT / "recipes" / model_id / f"text.{lang or 'en'}.yaml")
                                .read_text(encoding="utf-8")))
 
 

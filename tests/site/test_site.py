@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
+from helpers import yamlc
 from helpers.models import MODELS, subpages
 from helpers.project import small_project
 from helpers.rendered import LANGS, assert_404_keeps_its_language
@@ -18,7 +18,7 @@ from macros.engine.check import parse
 from macros.engine.flags import Flag
 
 ROOT = Path(__file__).resolve().parents[2]
-FACTS = yaml.safe_load((Path(__file__).parents[1] / "corpus" / "seed_facts.yaml").read_text())
+FACTS = yamlc.load((Path(__file__).parents[1] / "corpus" / "seed_facts.yaml").read_text())
 
 
 def page_html(site: Path, lang: str, page: str = "models/kimi-k3/") -> str:
