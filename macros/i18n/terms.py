@@ -67,6 +67,9 @@ class Term:
     line: int  # its row in the glossary
     pattern: re.Pattern
     rejected: tuple[str, ...] = ()  # Korean spellings of the concept that are not the term
+    # the first word of each English spelling, case-folded: a text that holds none of them
+    # once case-folded has no match of ``pattern`` (a quick look before the pattern's search)
+    anchors: tuple[str, ...] = ()
 
     @property
     def expected(self) -> str:
@@ -135,8 +138,9 @@ def read_glossary(path: Path, name: str) -> list[Term]:
             if spelling == kept:
                 problems.append(Problem(name, i + 1, 1, f"'{spelling}' is the term itself and "
                                         "also in the Not column; take it out of the Not column"))
+        anchors = tuple({s.split()[0].casefold() for s in spellings if s.split()})
         terms.append(Term(spellings, None if keep else row[1], i + 1, _pattern(spellings, keep),
-                          rejected))
+                          rejected, anchors))
     if problems:
         raise RecipeError(problems)
     return terms
@@ -146,7 +150,9 @@ def used(terms: list[Term], english: str) -> list[Term]:
     """The terms ``english`` uses. Where matches overlap the longest wins ("state pool" inside
     "worst-case-reserved KDA state pool" is that longer term), and between two of the same
     length the kept name ("Reasoning Parser", the toggle, not the concept)."""
+    low = english.casefold()
     found = sorted(((m.start(), m.end(), n) for n, term in enumerate(terms)
+                    if not term.anchors or any(a in low for a in term.anchors)
                     for m in term.pattern.finditer(english)),
                    key=lambda x: (x[0] - x[1], x[0], terms[x[2]].korean is not None))
     taken: list[tuple[int, int]] = []

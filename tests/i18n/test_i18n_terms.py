@@ -192,3 +192,24 @@ def test_a_translation_that_splits_a_paragraph_is_checked_section_by_section(tmp
     assert style(small_docs(tmp_path / "b", en, "# P { #p }\n\n셀마다 있어요.\n\n그래요.\n")) == [
         f"docs/ko/p.md:1: style: glossary: docs/en/p.md:3 says 'role'; write '역할' here "
         f"(docs/glossary.md:{row('role')})"]
+
+
+def test_the_quick_look_before_each_terms_pattern_changes_no_answer():
+    """``used`` looks for a term's first word (case-folded) before running its pattern: over
+    every paragraph of the English docs, and over spellings in other cases and with hyphens,
+    it finds what the patterns alone find."""
+    import dataclasses
+
+    terms = read_glossary(ROOT / "docs" / "glossary.md", "glossary")
+    assert all(term.anchors for term in terms)
+    alone = [dataclasses.replace(term, anchors=()) for term in terms]
+    paragraphs = [p for page in sorted((ROOT / "docs" / "en").rglob("*.md"))
+                  for p in page.read_text(encoding="utf-8").split("\n\n")]
+    spelt = [s for term in terms for s in term.english]
+    paragraphs += [" and ".join(spelt).upper(), " ".join(s.replace(" ", "-") for s in spelt)]
+    found = 0
+    for text in paragraphs:
+        quick = [t.line for t in used(terms, text)]
+        assert quick == [t.line for t in used(alone, text)], text[:200]
+        found += len(quick)
+    assert found > len(terms)
