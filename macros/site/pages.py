@@ -972,8 +972,9 @@ class PageTemplates:
         en_text, en_name = self.english
         en_body = en_rendered = split_front_matter(en_text)[1]
         try:  # the English page's own build reports what breaks it; then its text is compared
-            if not self._refused(self.sandbox.parse(en_body)):
-                en_rendered = self.sandbox.from_string(en_body).render()
+            tree = self.sandbox.parse(en_body)
+            if not self._refused(tree):
+                en_rendered = self.sandbox.from_string(tree).render()  # the tree: not read again
         except Exception:  # noqa: BLE001
             pass
         found = rendered_html_problems(markdown, en_rendered, self.source,
@@ -1049,7 +1050,7 @@ class PageTemplates:
         rendered = markdown
         if ast is not None and not refused:
             try:
-                rendered = self.sandbox.from_string(markdown).render()
+                rendered = self.sandbox.from_string(ast).render()  # the tree: not read again
             except (MacroError, RecipeError, TemplateError) as exc:
                 problems.append(at(_template_line(exc), str(exc)))
             except Exception as exc:  # a bug in a macro: still name the page and line
