@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from macros.site.build import Terminated
+from macros.site.bundle import stop_tools
 from macros.site.stage import CONFIGS, Stage, StageFailed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,12 +168,13 @@ class _Stopper:
     thread, which raises them in the main thread (KeyboardInterrupt, ``Terminated``: the
     preview unwinds and cleans up as on any error) and sends that thread ``WAKE``: a real
     signal ends the system call it may be waiting in, such as a rebuild's wait for esbuild,
-    which the raised exception then ends too (``subprocess.run`` kills its child on the way
-    out). Raised alone, the exception would wait for the call, and a tool left running would
+    which the raised exception then ends too (``bundle`` ends the tool's process group on the
+    way out). Raised alone, the exception would wait for the call, and a tool left running would
     write into the folder after it was removed; a supervisor's signal reaches the preview
     alone, not the tool beside it as a terminal's Ctrl-C does. Should the main thread still
-    not be done within ``GRACE`` (a rebuild that does not give way), the watcher removes the
-    folder itself and ends the process with the signal's exit code."""
+    not be done within ``GRACE`` (a rebuild that does not give way, a machine too busy to let
+    it), the watcher ends the tools it runs (``bundle.stop_tools``), removes the folder itself
+    and ends the process with the signal's exit code."""
 
     SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
@@ -198,6 +200,7 @@ class _Stopper:
             signal.pthread_kill(self.main, WAKE)
             if self.done.wait(GRACE):
                 return
+            stop_tools()  # what a rebuild runs would write on into the folder
             shutil.rmtree(self.work, ignore_errors=True)
             print("interrupted" if got.si_signo == signal.SIGINT else "terminated",
                   file=sys.stderr, flush=True)

@@ -408,7 +408,7 @@ def test_a_signal_to_the_preview_alone_while_a_rebuild_runs_a_tool_ends_the_tool
     server.proc.send_signal(signum)
     assert server.end() == code
     time.sleep(3)  # past the stand-in's wait: what it would write, it would have written
-    assert not (flags / "went-on").exists(), "the tool outlived the preview"
+    assert not (flags / "went-on").exists(), ("the tool outlived the preview", server.lines)
     assert server.work() == []
 
 
