@@ -20,8 +20,9 @@ passes on):
 - the bench_serving arguments of a history (with the history);
 - what the calculators' dry run found in a model's cells (``validate.check_calculator_cells``),
   under the model's key;
-- what the releases make of flags (each other release's catalog, which of them take a value):
-  by the catalog folder's digest and the package (``releases.py`` asks ``release_memo``).
+- what the releases make of flags (each other release's catalog, which of them take a value,
+  the pinned catalog's specs completed with where argparse stores each flag): by the catalog
+  folder's digest and the package (``releases.py`` asks ``release_memo``).
 
 Must not read or validate anything itself (``database.py`` does) or decide what is valid.
 """
@@ -47,7 +48,7 @@ models: dict[bytes, tuple[bytes, tuple[bytes, list]]] = {}
 histories: dict[tuple[str, str], dict] = {}
 catalogs: dict[tuple[str, str, str], tuple[dict | None, Any]] = {}
 bench: dict[int, tuple[dict, Any]] = {}  # by the history's id: the entry holds the history
-releases: dict[tuple[bytes, str], tuple[dict, dict]] = {}
+releases: dict[tuple[bytes, str], tuple[dict, dict, dict]] = {}
 dry_runs: dict[bytes, list[tuple[int, str]]] = {}  # by model key: (cell index, message)
 
 
@@ -190,15 +191,15 @@ class _Copier(pickle.Unpickler):
         return self.shared[pid]
 
 
-def release_memo(shared: bytes | None, package: str) -> tuple[dict, dict]:
+def release_memo(shared: bytes | None, package: str) -> tuple[dict, dict, dict]:
     """The tables ``Releases`` shares (the other releases' catalogs, what ``accepts`` answers
-    for them) with every Releases read from the same catalog folder; fresh ones when ``shared``
-    is None."""
+    for them, the pinned specs it completed) with every Releases read from the same catalog
+    folder; fresh ones when ``shared`` is None."""
     if shared is None:
-        return {}, {}
+        return {}, {}, {}
     memo = releases.get((shared, package))
     if memo is None:
-        memo = ({}, {})
+        memo = ({}, {}, {})
         keep(releases, (shared, package), memo)
     return memo
 

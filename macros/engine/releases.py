@@ -69,15 +69,22 @@ class Releases:
         # (which read them): this load's
         self._catalogs: dict[str, Catalog]
         self._accepts: dict[tuple, bool]
-        self._catalogs, self._accepts = kept.release_memo(shared, pinned.package)
+        self._catalogs, self._accepts, completed = kept.release_memo(shared, pinned.package)
         self._own: dict[tuple, bool] = {}
         self._masks: dict[tuple, int] = {}
         if pinned.version in self.reader.order:  # the pinned file leaves out where argparse
             at = self.reader.at(pinned.version)  # stores a flag; the history records it
             for name, spec in list(pinned.flags.items()):
+                # a spec completed for an earlier load of the same bytes (specs are frozen):
+                # the same object again, unless the bounds made this load's a new one
+                done = completed.get(name)
+                if done is not None and done[0] is spec:
+                    pinned.flags[name] = done[1]
+                    continue
                 dest = self.reader.fact("flags", name, "dest", at)
                 if dest and not spec.dest:
                     pinned.flags[name] = dataclasses.replace(spec, dest=dest)
+                completed[name] = (spec, pinned.flags[name])
             pinned._index()
         self._base = pinned.copy()  # what the other releases' catalogs take from the pinned one
         self._facts: dict[tuple, object] = {}  # every command asks the same few facts again

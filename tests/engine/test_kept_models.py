@@ -296,3 +296,23 @@ def test_a_frozen_record_holding_a_list_is_copied_not_shared(monkeypatch):
     assert one.holder is not two.holder and not kept.unchangeable(one.holder)
     one.holder.items.append(2)
     assert two.holder.items == [1] and (one.dir, two.dir) == (Path("x"), Path("y"))
+
+
+def test_the_pinned_specs_are_completed_once_and_as_a_first_reading_completes_them(
+        tmp_path, monkeypatch):
+    """The pinned catalog file leaves out where argparse stores a flag; the releases complete
+    each spec from the flag history. A load of the same catalog bytes takes the specs an
+    earlier one completed (frozen: the same objects), and they say what a first reading says;
+    a spec the bounds file made anew for this load (a bound, a choice an environment variable
+    adds) is completed anew."""
+    a = load_database(_copy(tmp_path, "a")).catalog.flags
+    b = load_database(_copy(tmp_path, "b")).catalog.flags
+    _keep_nothing(monkeypatch)
+    fresh = load_database(_copy(tmp_path, "c")).catalog.flags
+    completed = [name for name, spec in fresh.items() if spec.dest]
+    assert completed
+    for flags in (a, b):
+        assert {n: (s.dest, s.bound) for n, s in flags.items()} \
+            == {n: (s.dest, s.bound) for n, s in fresh.items()}
+    untouched = [n for n in completed if a[n].bound is None and not a[n].env_choices]
+    assert untouched and all(b[name] is a[name] for name in untouched)
