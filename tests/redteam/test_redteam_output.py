@@ -383,9 +383,11 @@ def test_a_signal_to_the_preview_alone_while_a_rebuild_runs_a_tool_ends_the_tool
         preview_copy, tmp_path, signum, code):
     """A supervisor (systemd, Docker, a test) signals the preview's process only, not its
     process group as a terminal's Ctrl-C does: a rebuild waiting for esbuild is woken, the
-    tool is ended with it, and nothing the tool would have written later brings the removed
-    folder back. The stand-in esbuild waits, says when it began, then runs the real one."""
+    tool is ended with it, so nothing it would write later brings the removed folder back.
+    The stand-in esbuild says its process id and waits, once the test asks it to; otherwise
+    it runs the real one."""
     from helpers.browser import require_esbuild
+    from helpers.processes import ended
     from macros.site.bundle import esbuild
 
     require_esbuild()
@@ -393,8 +395,8 @@ def test_a_signal_to_the_preview_alone_while_a_rebuild_runs_a_tool_ends_the_tool
     flags = tmp_path / "flags"
     flags.mkdir()
     slow = tmp_path / "slow-esbuild"
-    slow.write_text(f'#!/bin/sh\nif [ -e "{flags}/slow" ]; then touch "{flags}/began"; sleep 2; '
-                    f'touch "{flags}/went-on"; fi\nexec "{esbuild()}" "$@"\n', encoding="utf-8")
+    slow.write_text(f'#!/bin/sh\nif [ -e "{flags}/slow" ]; then echo $$ > "{flags}/pid"; '
+                    f'sleep 60; fi\nexec "{esbuild()}" "$@"\n', encoding="utf-8")
     slow.chmod(0o755)
     server = start(env={"RECIPES_ESBUILD": str(slow)})
     server.wait_for("serving ko on ")
@@ -402,13 +404,13 @@ def test_a_signal_to_the_preview_alone_while_a_rebuild_runs_a_tool_ends_the_tool
     text = root / "recipes/catalog/text.ko.yaml"
     text.write_text(text.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     end = time.monotonic() + 120
-    while not (flags / "began").exists():
+    while not (flags / "pid").exists() or not (flags / "pid").read_text().strip():
         assert time.monotonic() < end and server.proc.poll() is None, server.lines
         time.sleep(0.02)
+    tool = int((flags / "pid").read_text())
     server.proc.send_signal(signum)
     assert server.end() == code
-    time.sleep(3)  # past the stand-in's wait: what it would write, it would have written
-    assert not (flags / "went-on").exists(), ("the tool outlived the preview", server.lines)
+    assert ended(tool), ("the tool outlived the preview", server.lines)
     assert server.work() == []
 
 

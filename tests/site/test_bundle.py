@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import require_esbuild
+from helpers.processes import ended, running
 from macros.site.bundle import MODULES, bundle_assets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,14 +78,6 @@ def test_sources_named_relative_to_the_builds_folder_bundle_alike(tmp_path, monk
             for p in sorted(assets.rglob("*")) if p.is_file()} == whole
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a process ended but not yet reaped does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _slow_tool(tmp_path: Path, monkeypatch) -> tuple[Path, threading.Thread, list]:
     """A stand-in esbuild that starts a child of its own, says its pid, and waits; the bundle
     run in a thread: (the pid file, the thread, what the run raised)."""
@@ -119,12 +112,9 @@ def test_stop_tools_ends_a_running_tool_and_what_it_started(tmp_path, monkeypatc
 
     said, thread, raised = _slow_tool(tmp_path, monkeypatch)
     child = int(said.read_text())
-    assert _alive(child)
+    assert running(child)
     stop_tools()
     thread.join(10)
     assert not thread.is_alive()
     assert len(raised) == 1 and isinstance(raised[0], BundleFailed), raised
-    deadline = time.monotonic() + 10
-    while _alive(child):  # killed with its group; reaped by whoever adopted it
-        assert time.monotonic() < deadline, "the tool's child outlived it"
-        time.sleep(0.02)
+    assert ended(child), "the tool's child outlived it"  # killed with its group
