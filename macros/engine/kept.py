@@ -11,9 +11,8 @@ passes on):
   catalog folder, handed out as a fresh copy (the engine fills a model's cache, and a caller may
   change what it gets); a model with a problem is never kept, so its problems are reported at
   every load. What no caller can change is not copied but shared by every copy: an instance of a
-  frozen dataclass that hashes (its fields, and theirs, hold nothing mutable: a list, a dict or
-  a set would make the hash fail), such as the conditions' trees and the flags. Rebuilding
-  those took half of each copy's time;
+  frozen dataclass holding, in its fields and theirs, only immutable values (``unchangeable``),
+  such as the conditions' trees and the flags. Rebuilding those took half of each copy's time;
 - the flag histories (by name and text), handed out as they are: the engine only reads them;
 - the flag catalogs (by name, package and text, with the history they read), as a copy of
   their tables: the bounds and the releases complete each load's catalog;
@@ -35,6 +34,7 @@ import io
 import os
 import pickle
 import stat
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -139,26 +139,40 @@ def keep_model(key: bytes, shared: bytes, model) -> None:
     keep(models, key, (shared, (out.getvalue(), keeper.shared)))
 
 
-_FROZEN: dict[type, bool] = {}  # by type: a frozen dataclass whose instances compare by value
+_ATOMS = (str, bytes, int, float, complex, bool, type(None), Enum)  # Enum: by reference
+_FIELDS: dict[type, tuple[str, ...] | None] = {}  # a frozen dataclass's fields; None: not one
 
 
-def unchangeable(obj) -> bool:
-    """Whether nothing can change ``obj``: an instance of a frozen dataclass (with the equality
-    and hash made from its fields) that hashes, so nothing in it is a list, a dict or a set.
-    Such an object is shared by the copies of a kept model instead of copied."""
-    frozen = _FROZEN.get(type(obj))
-    if frozen is None:
-        params = getattr(type(obj), "__dataclass_params__", None)
-        frozen = _FROZEN[type(obj)] = bool(
-            params is not None and params.frozen and params.eq
-            and dataclasses.is_dataclass(type(obj)))
-    if not frozen:
-        return False
-    try:
-        hash(obj)
-    except TypeError:  # a field holds something mutable
-        return False
-    return True
+def _frozen_fields(kind: type) -> tuple[str, ...] | None:
+    if kind not in _FIELDS:
+        params = getattr(kind, "__dataclass_params__", None)
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) \
+            if params is not None and params.frozen and dataclasses.is_dataclass(kind) else None
+    return _FIELDS[kind]
+
+
+def unchangeable(obj, judged: dict[int, bool] | None = None) -> bool:
+    """Whether nothing can change ``obj`` or anything it holds: an immutable value (text, a
+    number, None, an enum member), a tuple or frozenset of such, or an instance of a frozen
+    dataclass whose attributes are its fields only (no cached property beside them) and hold
+    such values. Such an object is shared by the copies of a kept model instead of copied.
+    ``judged``: answers by object id, for objects that stay alive meanwhile (one pickling)."""
+    if isinstance(obj, _ATOMS):
+        return True
+    judged = {} if judged is None else judged
+    known = judged.get(id(obj))
+    if known is not None:
+        return known
+    judged[id(obj)] = False  # an object that holds itself is not judged unchangeable
+    kind = type(obj)
+    if kind is tuple or kind is frozenset:
+        answer = all(unchangeable(item, judged) for item in obj)
+    else:
+        names = _frozen_fields(kind)
+        answer = names is not None and set(getattr(obj, "__dict__", ())) <= set(names) \
+            and all(unchangeable(getattr(obj, name), judged) for name in names)
+    judged[id(obj)] = answer
+    return answer
 
 
 class _Keeper(pickle.Pickler):
@@ -168,9 +182,10 @@ class _Keeper(pickle.Pickler):
         super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
         self.shared: list = []
         self._at: dict[int, int] = {}
+        self._judged: dict[int, bool] = {}  # the model being pickled keeps every object alive
 
     def persistent_id(self, obj):
-        if type(obj) in _PLAIN or not unchangeable(obj):
+        if type(obj) in _PLAIN or not unchangeable(obj, self._judged):  # plain ones: copied
             return None
         at = self._at.get(id(obj))
         if at is None:

@@ -138,7 +138,7 @@ def read_glossary(path: Path, name: str) -> list[Term]:
             if spelling == kept:
                 problems.append(Problem(name, i + 1, 1, f"'{spelling}' is the term itself and "
                                         "also in the Not column; take it out of the Not column"))
-        anchors = tuple({s.split()[0].casefold() for s in spellings if s.split()})
+        anchors = tuple({_folded(s.split()[0]) for s in spellings if s.split()})
         terms.append(Term(spellings, None if keep else row[1], i + 1, _pattern(spellings, keep),
                           rejected, anchors))
     if problems:
@@ -150,7 +150,7 @@ def used(terms: list[Term], english: str) -> list[Term]:
     """The terms ``english`` uses. Where matches overlap the longest wins ("state pool" inside
     "worst-case-reserved KDA state pool" is that longer term), and between two of the same
     length the kept name ("Reasoning Parser", the toggle, not the concept)."""
-    low = english.casefold()
+    low = _folded(english)
     found = sorted(((m.start(), m.end(), n) for n, term in enumerate(terms)
                     if not term.anchors or any(a in low for a in term.anchors)
                     for m in term.pattern.finditer(english)),
@@ -162,6 +162,12 @@ def used(terms: list[Term], english: str) -> list[Term]:
             taken.append((start, end))
             hit.add(n)
     return [terms[n] for n in sorted(hit)]
+
+
+def _folded(text: str) -> str:
+    """``text`` case-folded as far as a term's pattern ignores case: dotless ı and dotted İ
+    match i there, and case-folding keeps ı and writes İ as i and a combining dot."""
+    return text.casefold().replace("\u0307", "").replace("\u0131", "i")
 
 
 def _korean(term: Term) -> re.Pattern:

@@ -30,10 +30,6 @@ them the site keeps the source files and the theme's whole style sheets, and the
 once (``bundle_note``): the pages work the same, only heavier. ``RECIPES_ESBUILD`` and
 ``RECIPES_PURGECSS`` name other binaries: a path (a relative one read from the folder the build
 started in, since esbuild runs in the sources'), or a name looked up on PATH.
-
-A tool runs in a process group of its own, ended whole when the caller is interrupted (Ctrl-C,
-SIGTERM) or by ``stop_tools``, the preview's last resort when it must end at once: nothing the
-tool started goes on writing into a folder its caller removes.
 """
 
 from __future__ import annotations
@@ -42,7 +38,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -98,48 +93,15 @@ def bundle_note() -> str | None:
             + ("the theme's whole style sheets" if "purgecss" in missing else ""))
 
 
-_RUNNING: set[int] = set()  # the process groups of the tools running now (by their leader)
-_GROUPS = hasattr(os, "killpg")  # POSIX: a tool in a group of its own, ended whole
-
-
-def _end(group: int) -> None:
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except OSError:  # already gone
-        pass
-
-
-def stop_tools() -> None:
-    """End every tool this process runs now, with whatever each started (its process group);
-    callable from any thread."""
-    for group in list(_RUNNING):
-        _end(group)
-
-
 def _run(exe: Path, args: list[str], cwd: Path | None = None) -> None:
     try:
-        proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, cwd=cwd,
-                                start_new_session=_GROUPS)
+        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd)
     except OSError as exc:
         raise BundleFailed(f"{exe}: cannot run: {exc.strerror}") from None
-    if _GROUPS:
-        _RUNNING.add(proc.pid)
-    try:
-        with proc:  # waits for the tool on the way out
-            try:
-                out, err = proc.communicate()
-            except BaseException:  # Ctrl-C, SIGTERM: the tool and what it started end too
-                if _GROUPS:
-                    _end(proc.pid)
-                else:
-                    proc.kill()
-                raise
-    finally:
-        _RUNNING.discard(proc.pid)
     if proc.returncode:
         where = f" (in {cwd}, which the paths below are read from)" if cwd else ""
-        raise BundleFailed(f"{exe.name} failed{where}:\n{err.strip() or out.strip()}")
+        raise BundleFailed(f"{exe.name} failed{where}:\n"
+                           f"{proc.stderr.strip() or proc.stdout.strip()}")
 
 
 def bundle_assets(source: Path, assets: Path) -> bool:

@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 from macros.site.build import Terminated
-from macros.site.bundle import stop_tools
 from macros.site.stage import CONFIGS, Stage, StageFailed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,13 +167,16 @@ class _Stopper:
     thread, which raises them in the main thread (KeyboardInterrupt, ``Terminated``: the
     preview unwinds and cleans up as on any error) and sends that thread ``WAKE``: a real
     signal ends the system call it may be waiting in, such as a rebuild's wait for esbuild,
-    which the raised exception then ends too (``bundle`` ends the tool's process group on the
-    way out). Raised alone, the exception would wait for the call, and a tool left running would
-    write into the folder after it was removed; a supervisor's signal reaches the preview
+    which the raised exception then ends too (``subprocess`` kills its child on the way out).
+    Raised alone, the exception would wait for the call, and the tool, left running, would
+    write into the folder after it was removed: a supervisor's signal reaches the preview
     alone, not the tool beside it as a terminal's Ctrl-C does. Should the main thread still
     not be done within ``GRACE`` (a rebuild that does not give way, a machine too busy to let
-    it), the watcher ends the tools it runs (``bundle.stop_tools``), removes the folder itself
-    and ends the process with the signal's exit code."""
+    it), the watcher ends this process's children (``_end_children``: the tool a rebuild
+    runs), removes the folder itself and ends the process with the signal's exit code.
+
+    A signal taken while the block is being left is not acted on by the watcher: it is sent
+    again, to be handled as usual once the handlers and the mask are back as they were."""
 
     SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
@@ -188,7 +190,8 @@ class _Stopper:
         self.previous = signal.signal(signal.SIGTERM, _on_sigterm)
         self.previous_wake = signal.signal(WAKE, _woken)
         self.main = threading.main_thread().ident
-        threading.Thread(target=self._watch, name="preview-signals", daemon=True).start()
+        self.watcher = threading.Thread(target=self._watch, name="preview-signals", daemon=True)
+        self.watcher.start()
         return self
 
     def _watch(self) -> None:
@@ -196,11 +199,14 @@ class _Stopper:
             got = signal.sigtimedwait(self.SIGNALS, 0.2)
             if got is None:
                 continue
+            if self.stopped:  # the block is being left: pending again until the mask is back
+                os.kill(os.getpid(), got.si_signo)
+                return
             _thread.interrupt_main(got.si_signo)
             signal.pthread_kill(self.main, WAKE)
             if self.done.wait(GRACE):
                 return
-            stop_tools()  # what a rebuild runs would write on into the folder
+            _end_children()  # a tool a rebuild runs would write on into the folder
             shutil.rmtree(self.work, ignore_errors=True)
             print("interrupted" if got.si_signo == signal.SIGINT else "terminated",
                   file=sys.stderr, flush=True)
@@ -209,11 +215,49 @@ class _Stopper:
     def __exit__(self, *exc) -> None:
         self.stopped = True
         self.done.set()
-        signal.signal(signal.SIGTERM, self.previous if self.previous is not None
-                      else signal.SIG_DFL)
-        signal.signal(WAKE, self.previous_wake if self.previous_wake is not None
-                      else signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, self.held)
+        try:  # the watcher may be sending WAKE: its handler stays until the watcher is done
+            self.watcher.join()
+        finally:
+            signal.signal(signal.SIGTERM, self.previous if self.previous is not None
+                          else signal.SIG_DFL)
+            signal.signal(WAKE, self.previous_wake if self.previous_wake is not None
+                          else signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.held)
+
+
+def _end_children(wait: float = 2.0) -> None:
+    """Kill every child of this process (Linux: read from /proc) and wait up to ``wait``
+    seconds until each has ended (a killed process may finish the system call it is in)."""
+    me = os.getpid()
+    children = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc: nothing to find them by
+        return
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == me:
+                children.append(int(entry))
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and any(_running(pid) for pid in children):
+        time.sleep(0.01)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs: it ended once it is gone or a zombie (ended, not yet reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _on_sigterm(signum, frame):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 
@@ -246,11 +246,30 @@ def _pairs(a, b, path="model", seen=None):
             yield from _pairs(getattr(a, name), getattr(b, name), f"{path}.{name}", seen)
 
 
+def _immutable(value, path: str) -> list[str]:
+    """The places under ``value`` something could be changed at (empty when there are none):
+    judged here on its own, not by ``kept.unchangeable``. Text, numbers, None and enum members
+    are immutable; so are tuples and frozensets of such; a dataclass instance is when it is
+    frozen, has no attribute beside its fields and they hold such values."""
+    if isinstance(value, (str, bytes, int, float, bool, type(None), Enum)):
+        return []
+    if type(value) in (tuple, frozenset):
+        return [p for i, item in enumerate(value) for p in _immutable(item, f"{path}[{i}]")]
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is None or not params.frozen:
+        return [f"{path}: {type(value).__name__}"]
+    names = [f.name for f in fields(value)]
+    extra = sorted(set(getattr(value, "__dict__", {})) - set(names))
+    return [f"{path}.{name}: beside the fields" for name in extra] + [
+        p for name in names for p in _immutable(getattr(value, name), f"{path}.{name}")]
+
+
 @pytest.mark.parametrize("model_id", MODELS)
 def test_two_copies_share_only_what_nothing_can_change(model_id, tmp_path):
-    """A kept model's copies are made faster by sharing what no caller can change (frozen
-    dataclasses that hash: the conditions' trees, the flags); everything else, every list,
-    dict, set and record a caller could change, is each copy's own."""
+    """A kept model's copies are made faster by sharing what no caller can change (the
+    conditions' trees, the flags): every object two copies hold in common holds, all the way
+    down, nothing that could be changed; every list, dict, set and record a caller could
+    change is each copy's own."""
     load_database(_copy(tmp_path, "a"))
     a = load_database(_copy(tmp_path, "b")).model(model_id)
     b = load_database(_copy(tmp_path, "c")).model(model_id)
@@ -259,15 +278,16 @@ def test_two_copies_share_only_what_nothing_can_change(model_id, tmp_path):
         if x is not y or isinstance(x, (str, bytes, int, float, bool, type(None), Enum)) \
                 or x == ():
             continue
-        assert kept.unchangeable(x), f"{place}: {type(x).__name__} is shared by two copies"
+        assert _immutable(x, place) == [], f"{place}: shared by two copies"
         shared += 1
     assert shared, "nothing shared: every copy rebuilds the conditions' trees"
     assert a.cells is not b.cells and a.cells[0] is not b.cells[0]
 
 
-def test_a_frozen_record_holding_a_list_is_copied_not_shared(monkeypatch):
-    """Frozen is not enough: a frozen dataclass whose field holds a list can be changed
-    through it, so each copy has its own."""
+def test_a_frozen_record_that_holds_something_changeable_is_copied_not_shared(monkeypatch):
+    """Frozen is not enough: a frozen dataclass whose field holds a list, or a dict left out
+    of its comparison, or an object of a plain class, can be changed through it, so each copy
+    has its own; one holding only immutable values is shared."""
     monkeypatch.setattr(kept, "models", {})
 
     @dataclass(frozen=True)
@@ -278,24 +298,47 @@ def test_a_frozen_record_holding_a_list_is_copied_not_shared(monkeypatch):
     class Holder:
         items: list
 
+    @dataclass(frozen=True)
+    class Memo:
+        name: str
+        seen: dict = field(default_factory=dict, compare=False, hash=False)
+
+    class Plain:
+        def __init__(self):
+            self.items = [1]
+
+    @dataclass(frozen=True)
+    class Wrapper:
+        inner: object
+
     @dataclass
     class Kept:
         dir: Path
         fixed: Fixed
         holder: Holder
+        memo: Memo
+        wrapper: Wrapper
 
-    globals().update(Fixed=Fixed, Holder=Holder, Kept=Kept)  # pickle finds classes by name
-    Fixed.__qualname__, Holder.__qualname__, Kept.__qualname__ = "Fixed", "Holder", "Kept"
+    made = dict(Fixed=Fixed, Holder=Holder, Memo=Memo, Plain=Plain, Wrapper=Wrapper, Kept=Kept)
+    for name, kind in made.items():  # pickle finds classes by module and name
+        kind.__qualname__ = name
+    globals().update(made)
     try:
-        kept.keep_model(b"k", b"s", Kept(Path("."), Fixed((1, ("a",))), Holder([1])))
+        kept.keep_model(b"k", b"s", Kept(Path("."), Fixed((1, ("a",))), Holder([1]), Memo("m"),
+                                         Wrapper(Plain())))
         one, two = kept.kept_model(b"k", Path("x")), kept.kept_model(b"k", Path("y"))
     finally:
-        for name in ("Fixed", "Holder", "Kept"):
+        for name in made:
             globals().pop(name)
     assert one.fixed is two.fixed and kept.unchangeable(one.fixed)
-    assert one.holder is not two.holder and not kept.unchangeable(one.holder)
+    for name in ("holder", "memo", "wrapper"):
+        assert getattr(one, name) is not getattr(two, name), name
+        assert not kept.unchangeable(getattr(one, name)), name
     one.holder.items.append(2)
-    assert two.holder.items == [1] and (one.dir, two.dir) == (Path("x"), Path("y"))
+    one.memo.seen["x"] = 1
+    one.wrapper.inner.items.append(2)
+    assert (two.holder.items, two.memo.seen, two.wrapper.inner.items) == ([1], {}, [1])
+    assert (one.dir, two.dir) == (Path("x"), Path("y"))
 
 
 def test_the_pinned_specs_are_completed_once_and_as_a_first_reading_completes_them(

@@ -196,8 +196,9 @@ def test_a_translation_that_splits_a_paragraph_is_checked_section_by_section(tmp
 
 def test_the_quick_look_before_each_terms_pattern_changes_no_answer():
     """``used`` looks for a term's first word (case-folded) before running its pattern: over
-    every paragraph of the English docs, and over spellings in other cases and with hyphens,
-    it finds what the patterns alone find."""
+    every paragraph of the English docs, and over spellings in other cases, with hyphens and
+    with the letters a pattern that ignores case takes for i, k and s, it finds what the
+    patterns alone find."""
     import dataclasses
 
     terms = read_glossary(ROOT / "docs" / "glossary.md", "glossary")
@@ -206,7 +207,10 @@ def test_the_quick_look_before_each_terms_pattern_changes_no_answer():
     paragraphs = [p for page in sorted((ROOT / "docs" / "en").rglob("*.md"))
                   for p in page.read_text(encoding="utf-8").split("\n\n")]
     spelt = [s for term in terms for s in term.english]
-    paragraphs += [" and ".join(spelt).upper(), " ".join(s.replace(" ", "-") for s in spelt)]
+    paragraphs += [" and ".join(spelt).upper(), " ".join(s.replace(" ", "-") for s in spelt),
+                   # letters a term's pattern takes for i, k and s when it ignores case
+                   " ".join(spelt).replace("i", "\u0131").replace("k", "\u212a"),
+                   " ".join(spelt).upper().replace("I", "\u0130").replace("S", "\u017f")]
     found = 0
     for text in paragraphs:
         quick = [t.line for t in used(terms, text)]

@@ -396,7 +396,7 @@ def test_a_signal_to_the_preview_alone_while_a_rebuild_runs_a_tool_ends_the_tool
     flags.mkdir()
     slow = tmp_path / "slow-esbuild"
     slow.write_text(f'#!/bin/sh\nif [ -e "{flags}/slow" ]; then echo $$ > "{flags}/pid"; '
-                    f'sleep 60; fi\nexec "{esbuild()}" "$@"\n', encoding="utf-8")
+                    f'exec sleep 60; fi\nexec "{esbuild()}" "$@"\n', encoding="utf-8")
     slow.chmod(0o755)
     server = start(env={"RECIPES_ESBUILD": str(slow)})
     server.wait_for("serving ko on ")
@@ -412,6 +412,51 @@ def test_a_signal_to_the_preview_alone_while_a_rebuild_runs_a_tool_ends_the_tool
     assert server.end() == code
     assert ended(tool), ("the tool outlived the preview", server.lines)
     assert server.work() == []
+
+
+_STOPPER = """
+import os, signal, sys, tempfile, time
+from pathlib import Path
+from macros.site.preview import _Stopper
+work = Path(tempfile.mkdtemp())
+try:
+    with _Stopper(work):
+        time.sleep(0.3)  # the watcher waits for a signal
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))  # and it comes as the block ends
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+time.sleep(0.5)
+print("went on", flush=True)
+"""
+
+
+@pytest.mark.parametrize("name,code,said", [("SIGINT", 0, "interrupted\nwent on\n"),
+                                            ("SIGTERM", -signal.SIGTERM, "")],
+                         ids=["SIGINT", "SIGTERM"])
+def test_a_signal_as_the_preview_leaves_its_watch_is_handled_as_usual(tmp_path, name, code,
+                                                                      said):
+    """A signal the watcher takes while the preview leaves the watched block (a port in use,
+    a restart, a failed first build) is not acted on by the watcher then: it is sent again and
+    handled once the handlers are back (Ctrl-C: KeyboardInterrupt; SIGTERM: the default,
+    which ends the process). Before, the watcher's wake-up signal could arrive after its
+    handler was gone and kill the process with SIGUSR1."""
+    done = subprocess.run([PYTHON, "-c", _STOPPER, name], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, env=child_env(tmp_path))
+    assert (done.returncode, done.stdout) == (code, said), done.stderr
+
+
+def test_the_preview_ends_its_children_and_waits_for_them(tmp_path):
+    """``_end_children``, the watcher's last resort (run in a child process: it ends every
+    child of the process it runs in): a child that would go on writing is killed, and
+    ended by the time the call returns."""
+    script = ("import subprocess, sys\n"
+              "from macros.site.preview import _end_children, _running\n"
+              "kids = [subprocess.Popen(['sleep', '60']) for _ in range(2)]\n"
+              "_end_children()\n"
+              "print([_running(k.pid) for k in kids], [k.wait() for k in kids])\n")
+    done = subprocess.run([PYTHON, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env=child_env(tmp_path))
+    assert done.stdout == f"[False, False] [{-signal.SIGKILL}, {-signal.SIGKILL}]\n", done.stderr
 
 
 # --- 5. numbers on the command line, and the port ----------------------------------------

@@ -8,14 +8,9 @@ relative path (``RECIPES_ESBUILD``) is read from the folder the build started in
 from __future__ import annotations
 
 import shutil
-import threading
-import time
 from pathlib import Path
 
-import pytest
-
 from helpers.browser import require_esbuild
-from helpers.processes import ended, running
 from macros.site.bundle import MODULES, bundle_assets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,45 +71,3 @@ def test_sources_named_relative_to_the_builds_folder_bundle_alike(tmp_path, monk
     assets = checkout / "site" / "assets" / "recipes"
     assert {p.relative_to(assets).as_posix(): p.read_bytes()
             for p in sorted(assets.rglob("*")) if p.is_file()} == whole
-
-
-def _slow_tool(tmp_path: Path, monkeypatch) -> tuple[Path, threading.Thread, list]:
-    """A stand-in esbuild that starts a child of its own, says its pid, and waits; the bundle
-    run in a thread: (the pid file, the thread, what the run raised)."""
-    said = tmp_path / "child.pid"
-    slow = tmp_path / "slow-esbuild"
-    slow.write_text(f'#!/bin/sh\nsleep 60 &\necho $! > "{said}"\nwait\n', encoding="utf-8")
-    slow.chmod(0o755)
-    monkeypatch.setenv("RECIPES_ESBUILD", str(slow))
-    assets = tmp_path / "site" / "assets" / "recipes"
-    shutil.copytree(SOURCE, assets)
-    raised: list = []
-
-    def run() -> None:
-        try:
-            bundle_assets(SOURCE, assets)
-        except BaseException as exc:  # noqa: BLE001 - what the run ended with, for the test
-            raised.append(exc)
-    thread = threading.Thread(target=run)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not (said.exists() and said.read_text().strip()):
-        assert time.monotonic() < deadline, "the stand-in did not start"
-        time.sleep(0.02)
-    return said, thread, raised
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_stop_tools_ends_a_running_tool_and_what_it_started(tmp_path, monkeypatch):
-    """The preview's last resort when it must end at once (``stop_tools``, from its signal
-    watcher): the tool and the child it started end, and the bundle fails saying so."""
-    from macros.site.bundle import BundleFailed, stop_tools
-
-    said, thread, raised = _slow_tool(tmp_path, monkeypatch)
-    child = int(said.read_text())
-    assert running(child)
-    stop_tools()
-    thread.join(10)
-    assert not thread.is_alive()
-    assert len(raised) == 1 and isinstance(raised[0], BundleFailed), raised
-    assert ended(child), "the tool's child outlived it"  # killed with its group

@@ -42,6 +42,8 @@ from helpers.walks import walked
 LWS_SCHEMA = Path(__file__).resolve().parents[1] / "corpus" / "deploy" / \
     "leaderworkerset-v1.schema.json"
 K8S_VERSION = "1.33.0"
+
+
 @pytest.fixture(scope="module", params=MODELS)
 def model_id(request):
     return request.param
