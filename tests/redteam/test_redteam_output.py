@@ -418,6 +418,9 @@ _STOPPER = """
 import os, signal, sys, tempfile, time
 from pathlib import Path
 from macros.site.preview import _Stopper
+# Ctrl-C handled as Python handles it when its parent leaves it on: a script's background job
+# (how a test run may be started) inherits it ignored, and Python then leaves it so
+signal.signal(signal.SIGINT, signal.default_int_handler)
 work = Path(tempfile.mkdtemp())
 try:
     with _Stopper(work):
