@@ -185,16 +185,15 @@ class _Keeper(pickle.Pickler):
         self._judged: dict[int, bool] = {}  # the model being pickled keeps every object alive
 
     def persistent_id(self, obj):
-        if type(obj) in _PLAIN or not unchangeable(obj, self._judged):  # plain ones: copied
+        # frozen dataclass instances only: a value, a tuple or an enum member pickle copies
+        # (or names) at least as fast as a shared reference is looked up
+        if _frozen_fields(type(obj)) is None or not unchangeable(obj, self._judged):
             return None
         at = self._at.get(id(obj))
         if at is None:
             at = self._at[id(obj)] = len(self.shared)
             self.shared.append(obj)  # held here, so no other object takes its id meanwhile
         return at
-
-
-_PLAIN = frozenset({str, int, float, bool, type(None), bytes, tuple, list, dict, set, frozenset})
 
 
 class _Copier(pickle.Unpickler):

@@ -235,13 +235,9 @@ def _end_children(wait: float = 2.0) -> None:
     except OSError:  # no /proc: nothing to find them by
         return
     for entry in entries:
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[1]) == me:
-                children.append(int(entry))
+        fields = _stat(int(entry)) if entry.isdigit() else None
+        if fields and int(fields[1]) == me:
+            children.append(int(entry))
     for pid in children:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -252,12 +248,19 @@ def _end_children(wait: float = 2.0) -> None:
         time.sleep(0.01)
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command's name (state, parent, ...); None
+    when the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _running(pid: int) -> bool:
     """Whether ``pid`` runs: it ended once it is gone or a zombie (ended, not yet reaped)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != "Z"
 
 
 def _on_sigterm(signum, frame):

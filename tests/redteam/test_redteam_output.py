@@ -452,7 +452,7 @@ def test_the_preview_ends_its_children_and_waits_for_them(tmp_path):
     """``_end_children``, the watcher's last resort (run in a child process: it ends every
     child of the process it runs in): a child that would go on writing is killed, and
     ended by the time the call returns."""
-    script = ("import subprocess, sys\n"
+    script = ("import subprocess\n"
               "from macros.site.preview import _end_children, _running\n"
               "kids = [subprocess.Popen(['sleep', '60']) for _ in range(2)]\n"
               "_end_children()\n"
